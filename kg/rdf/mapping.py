@@ -1,0 +1,177 @@
+"""Turn one Extraction into the quads of its paper's named graph.
+
+Layout (every triple below lives in the graph {base}graph/paper/{id}):
+
+    <paper> a kg:Paper, schema:ScholarlyArticle ; dcterms:identifier "id" ; dcterms:title ; dcterms:abstract ;
+            dcterms:creator "name"... ; dcterms:issued "2025"^^xsd:gYear ; kg:venue ; schema:url <url> ;
+            kg:doi ; dcterms:source "file:line" ; kg:hasCode <url> ;
+            kg:<relation> <entity> .                         # the plain link, easy to query
+    <link>  a kg:Link ; rdf:subject <paper> ; rdf:predicate kg:<relation> ; rdf:object <entity> ;
+            kg:mention ; kg:evidence "sentence" ; kg:field "abstract" ; kg:start ; kg:end ;
+            kg:confidence "0.9"^^xsd:double ; kg:lowConfidence true? ; kg:rule ;
+            prov:wasDerivedFrom <paper> ; prov:wasGeneratedBy <extractor> .
+    <entity> a kg:<Type> [, kg:<Kind>] ; skos:prefLabel "Name" ; skos:altLabel "alias"... ;
+             kg:key "matchkey"... ; kg:kind "Kind" ; kg:variantOf <entity> ; skos:broader <entity> .
+    <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .
+
+Entity descriptions are repeated in every paper graph that mentions them, so deleting or replacing a
+paper drops exactly what it contributed; queries read the union of all graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from urllib.parse import urlsplit
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from kg.names import match_key
+from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, SKOS, XSD, Iris
+from kg.types import EntityRef, Evidence, Extraction
+
+LOW_CONFIDENCE = 0.5
+# Kinds that are also classes (subclasses of the entity's type). A Method of kind "Model" stays a Method:
+# kg:Model is the class of pretrained model families.
+KIND_CLASSES = frozenset({"Benchmark", "Algorithm", "Architecture", "Framework", "Loss", "Defense", "Attack"})
+
+_Add = Callable[[NamedNode, "str | NamedNode", "NamedNode | Literal"], None]
+_TYPE = NamedNode(RDF + "type")
+_XSD_INT = NamedNode(XSD + "integer")
+_XSD_DOUBLE = NamedNode(XSD + "double")
+_XSD_BOOL = NamedNode(XSD + "boolean")
+_XSD_YEAR = NamedNode(XSD + "gYear")
+
+
+def safe_iri(url: str) -> NamedNode | None:
+    """A NamedNode for an http(s) URL, or None when the text is not one (never raise on user data)."""
+    try:
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return None
+        return NamedNode(url.strip())
+    except ValueError:
+        return None
+
+
+class GraphMapper:
+    """Maps extractions to quads for one base IRI."""
+
+    def __init__(self, iris: Iris) -> None:
+        self.iris = iris
+        self._terms: dict[str, NamedNode] = {}
+
+    def kg(self, local: str) -> NamedNode:
+        node = self._terms.get(local)
+        if node is None:
+            node = self._terms[local] = NamedNode(self.iris.term(local))
+        return node
+
+    def paper_quads(self, ex: Extraction) -> list[Quad]:
+        """All quads of one paper's named graph."""
+        iris, paper = self.iris, ex.paper
+        g = NamedNode(iris.paper_graph(paper.id))
+        p = NamedNode(iris.paper(paper.id))
+        out: list[Quad] = []
+
+        def add(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
+            out.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, g))
+
+        add(p, _TYPE, self.kg("Paper"))
+        add(p, _TYPE, NamedNode(SCHEMA + "ScholarlyArticle"))
+        add(p, DCTERMS + "identifier", Literal(paper.id))
+        if paper.title:
+            add(p, DCTERMS + "title", Literal(paper.title))
+        if paper.abstract:
+            add(p, DCTERMS + "abstract", Literal(paper.abstract))
+        for author in paper.authors:
+            add(p, DCTERMS + "creator", Literal(author))
+        if paper.year is not None:
+            add(p, DCTERMS + "issued", Literal(str(paper.year), datatype=_XSD_YEAR))
+        if paper.venue:
+            add(p, self.kg("venue"), Literal(paper.venue))
+        if paper.url and (url := safe_iri(paper.url)) is not None:
+            add(p, SCHEMA + "url", url)
+        if paper.doi:
+            add(p, self.kg("doi"), Literal(paper.doi))
+        if paper.source:
+            add(p, DCTERMS + "source", Literal(paper.source))
+        for code in ex.code_urls:
+            if (code_iri := safe_iri(code)) is not None:
+                add(p, self.kg("hasCode"), code_iri)
+
+        agent = NamedNode(iris.extractor(ex.extractor_version or "unknown"))
+        add(agent, _TYPE, NamedNode(PROV + "SoftwareAgent"))
+        add(agent, RDFS + "label", Literal(f"paperkg extractor {ex.extractor_version or 'unknown'}"))
+
+        declared: set[str] = set()
+        for link in ex.links:
+            e = NamedNode(iris.entity(link.entity))
+            rel = self.kg(link.relation)
+            add(p, rel, e)
+            node = NamedNode(iris.link(paper.id, link.relation, e.value))
+            self._evidence(add, node, p, rel, e, link.evidence, p, agent)
+            self._declare(add, link.entity, link.aliases + (link.evidence.mention,), declared)
+            if link.variant_of is not None:
+                base = NamedNode(iris.entity(link.variant_of))
+                add(e, self.kg("variantOf"), base)
+                self._declare(add, link.variant_of, (), declared)
+            for broader in link.broader:
+                add(e, SKOS + "broader", NamedNode(iris.entity(broader)))
+                self._declare(add, broader, (), declared)
+        for r in ex.relations:
+            s, o = NamedNode(iris.entity(r.subject)), NamedNode(iris.entity(r.object))
+            rel = self.kg(r.relation) if r.relation != "broader" else NamedNode(SKOS + "broader")
+            add(s, rel, o)
+            node = NamedNode(iris.relation_node(paper.id, s.value, r.relation, o.value))
+            self._evidence(add, node, s, rel, o, r.evidence, p, agent)
+            self._declare(add, r.subject, (), declared)
+            self._declare(add, r.object, (), declared)
+        return _dedupe(out)
+
+    def _evidence(self, add: _Add, node: NamedNode, s: NamedNode, rel: NamedNode, o: NamedNode,
+                  ev: Evidence, paper: NamedNode, agent: NamedNode) -> None:
+        add(node, _TYPE, self.kg("Link"))
+        add(node, RDF + "subject", s)
+        add(node, RDF + "predicate", rel)
+        add(node, RDF + "object", o)
+        add(node, self.kg("mention"), Literal(ev.mention))
+        add(node, self.kg("evidence"), Literal(ev.sentence))
+        add(node, self.kg("field"), Literal(ev.field))
+        add(node, self.kg("start"), Literal(str(ev.start), datatype=_XSD_INT))
+        add(node, self.kg("end"), Literal(str(ev.end), datatype=_XSD_INT))
+        add(node, self.kg("confidence"), Literal(repr(round(float(ev.confidence), 4)), datatype=_XSD_DOUBLE))
+        if ev.confidence < LOW_CONFIDENCE:
+            add(node, self.kg("lowConfidence"), Literal("true", datatype=_XSD_BOOL))
+        if ev.rule:
+            add(node, self.kg("rule"), Literal(ev.rule))
+        add(node, PROV + "wasDerivedFrom", paper)
+        add(node, PROV + "wasGeneratedBy", agent)
+
+    def _declare(self, add: _Add, ref: EntityRef, forms: Iterable[str], declared: set[str]) -> None:
+        e = NamedNode(self.iris.entity(ref))
+        if e.value not in declared:
+            declared.add(e.value)
+            add(e, _TYPE, self.kg(ref.type))
+            if ref.kind:
+                add(e, self.kg("kind"), Literal(ref.kind))
+                if ref.kind in KIND_CLASSES and ref.kind != ref.type:
+                    add(e, _TYPE, self.kg(ref.kind))
+            add(e, SKOS + "prefLabel", Literal(ref.name))
+            add(e, self.kg("key"), Literal(match_key(ref.name)))
+        for form in forms:
+            form = form.strip()
+            if form and form != ref.name:
+                add(e, SKOS + "altLabel", Literal(form))
+                if key := match_key(form):
+                    add(e, self.kg("key"), Literal(key))
+
+
+def _dedupe(quads: list[Quad]) -> list[Quad]:
+    seen: set[Quad] = set()
+    out = []
+    for q in quads:
+        if q not in seen:
+            seen.add(q)
+            out.append(q)
+    return out
+

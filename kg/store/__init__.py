@@ -1,0 +1,1 @@
+"""Store backends chosen by name or URL scheme."""

@@ -1,0 +1,108 @@
+"""The small frozen records that cross layer boundaries: readers → extractor → RDF → store → queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+EntityType = Literal["Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat"]
+ENTITY_TYPES: tuple[EntityType, ...] = ("Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat")
+
+# Ontology properties linking a paper to an entity (local names in the kg: namespace).
+PAPER_RELATIONS: tuple[str, ...] = (
+    "proposes",
+    "addressesTask",
+    "usesDataset",
+    "introducesDataset",
+    "usesMethod",
+    "comparesWith",
+    "reportsMetric",
+    "evaluatesModel",
+    "targetsDomain",
+    "studiesThreat",
+)
+# Ontology properties linking one entity to another.
+ENTITY_RELATIONS: tuple[str, ...] = ("defendsAgainst", "targetsDomain", "variantOf", "broader")
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper record as read from an input file, text already cleaned."""
+
+    id: str
+    abstract: str
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    venue: str | None = None
+    year: int | None = None
+    url: str | None = None
+    doi: str | None = None
+    source: str | None = None  # "file:line" or "file:record N" it came from
+
+
+@dataclass(frozen=True, slots=True)
+class ReadProblem:
+    """A record that could not be read; the reader carries on with the next one."""
+
+    source: str  # file name
+    location: str  # "line 12", "record 3", "entry smith2020", ...
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.location}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """A canonical entity: its type and canonical name identify it (the IRI is derived from both)."""
+
+    type: EntityType
+    name: str
+    kind: str | None = None  # Benchmark, Defense, Attack, Loss, Algorithm, Architecture, Framework, Model...
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a link was read: the sentence, the mention's offsets in its field, how sure we are, who said so."""
+
+    sentence: str
+    mention: str
+    start: int  # character offsets of the mention in `field` of the paper
+    end: int
+    confidence: float
+    field: Literal["title", "abstract"] = "abstract"
+    rule: str = ""  # the component or pattern that produced it, e.g. "vocab", "propose-pattern"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """paper --relation--> entity, with its evidence."""
+
+    relation: str  # one of PAPER_RELATIONS
+    entity: EntityRef
+    evidence: Evidence
+    aliases: tuple[str, ...] = ()  # other surface forms of the entity seen in this paper (become skos:altLabel)
+    variant_of: EntityRef | None = None  # CIFAR-10-LT variantOf CIFAR-10
+    broader: tuple[EntityRef, ...] = ()  # from the vocabulary: video generation broader generative modelling
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """entity --relation--> entity read in a paper (MELON defendsAgainst indirect prompt injection)."""
+
+    subject: EntityRef
+    relation: str  # one of ENTITY_RELATIONS
+    object: EntityRef
+    evidence: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything the extractor found in one paper."""
+
+    paper: Paper
+    links: tuple[Link, ...]
+    relations: tuple[Relation, ...] = ()
+    code_urls: tuple[str, ...] = ()
+    extractor_version: str = ""
+    notes: tuple[str, ...] = field(default=())  # e.g. "abstract truncated to 100000 characters"
