@@ -28,10 +28,13 @@ def fold(text: str) -> str:
 def match_key(name: str) -> str:
     """Key under which two surface forms count as the same name.
 
-    Case, spacing, hyphens and plurals are ignored, so "Kinetics600" ≡ "Kinetics-600" and
+    Case, spacing, hyphens and a plural last word are ignored, so "Kinetics600" ≡ "Kinetics-600" and
     "diffusion models" ≡ "Diffusion Model".
     """
-    return "".join(singular(t) for t in _TOKEN.findall(fold(name)))
+    tokens = _TOKEN.findall(fold(name))
+    if tokens and tokens[-1].isalpha():
+        tokens[-1] = singular(tokens[-1])
+    return "".join(tokens)
 
 
 def slug(name: str) -> str:

@@ -46,17 +46,18 @@ class Settings:
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         """Settings from KG_* environment variables, then explicit (non-None) overrides such as CLI flags."""
+        d = cls()
         base = cls(
-            store=os.environ.get("KG_STORE") or cls.store,
+            store=os.environ.get("KG_STORE") or d.store,
             base_iri=os.environ.get("KG_BASE_IRI") or DEFAULT_BASE_IRI,
             api_token=os.environ.get("KG_API_TOKEN") or None,
-            max_depth=_env_int("KG_MAX_DEPTH", cls.max_depth),
-            max_aliases=_env_int("KG_MAX_ALIASES", cls.max_aliases),
-            max_tokens=_env_int("KG_MAX_TOKENS", cls.max_tokens),
-            max_page=_env_int("KG_MAX_PAGE", cls.max_page),
-            query_timeout_s=_env_float("KG_QUERY_TIMEOUT", cls.query_timeout_s),
-            sparql_row_cap=_env_int("KG_SPARQL_ROW_CAP", cls.sparql_row_cap),
-            workers=_env_int("KG_WORKERS", cls.workers),
+            max_depth=_env_int("KG_MAX_DEPTH", d.max_depth),
+            max_aliases=_env_int("KG_MAX_ALIASES", d.max_aliases),
+            max_tokens=_env_int("KG_MAX_TOKENS", d.max_tokens),
+            max_page=_env_int("KG_MAX_PAGE", d.max_page),
+            query_timeout_s=_env_float("KG_QUERY_TIMEOUT", d.query_timeout_s),
+            sparql_row_cap=_env_int("KG_SPARQL_ROW_CAP", d.sparql_row_cap),
+            workers=_env_int("KG_WORKERS", d.workers),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(base, **given)

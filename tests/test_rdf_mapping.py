@@ -1,0 +1,78 @@
+"""kg.rdf.mapping: what one paper's named graph contains."""
+
+from pyoxigraph import Literal, NamedNode
+
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Relation
+
+BASE = "https://example.org/kg/"
+IRIS = Iris(BASE)
+KG = IRIS.ns
+PAPER = Paper(id="p1", title="QuuxNet", abstract="We evaluate QuuxNet on ImageNet256×256.", year=2025,
+              url="https://example.org/p1", authors=("Ada Lovelace",))
+IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
+EV = Evidence("We evaluate QuuxNet on ImageNet256×256.", "ImageNet256×256", 23, 38, 0.9, rule="vocab")
+
+
+def quads(ex: Extraction) -> set[tuple[str, str, str]]:
+    return {(q.subject.value, q.predicate.value, str(q.object)) for q in GraphMapper(IRIS).paper_quads(ex)}
+
+
+def test_every_quad_lives_in_the_paper_graph() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    graphs = {q.graph_name for q in GraphMapper(IRIS).paper_quads(ex)}
+    assert graphs == {NamedNode(BASE + "graph/paper/p1")}
+
+
+def test_link_is_a_direct_triple() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    assert (BASE + "paper/p1", KG + "usesDataset", f"<{BASE}dataset/imagenet>") in quads(ex)
+
+
+def test_link_node_carries_evidence_and_confidence() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    node = IRIS.link("p1", "usesDataset", BASE + "dataset/imagenet")
+    got = quads(ex)
+    assert (node, KG + "evidence", str(Literal(EV.sentence))) in got
+    assert (node, KG + "confidence", '"0.9"^^<http://www.w3.org/2001/XMLSchema#double>') in got
+
+
+def test_mention_becomes_alt_label_and_key() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    got = quads(ex)
+    e = BASE + "dataset/imagenet"
+    assert (e, "http://www.w3.org/2004/02/skos/core#altLabel", '"ImageNet256×256"') in got
+    assert (e, KG + "key", '"imagenet256x256"') in got
+
+
+def test_low_confidence_links_are_marked() -> None:
+    weak = Evidence("s", "X", 0, 1, 0.3)
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, weak),), extractor_version="1")
+    node = IRIS.link("p1", "usesDataset", BASE + "dataset/imagenet")
+    assert (node, KG + "lowConfidence", '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>') in quads(ex)
+
+
+def test_entity_relation_is_a_direct_triple_between_entities() -> None:
+    melon = EntityRef("Method", "MELON", "Defense")
+    ipi = EntityRef("Threat", "indirect prompt injection")
+    ex = Extraction(PAPER, (Link("proposes", melon, EV),), (Relation(melon, "defendsAgainst", ipi, EV),), extractor_version="1")
+    assert (BASE + "method/melon", KG + "defendsAgainst", f"<{BASE}threat/indirect-prompt-injection>") in quads(ex)
+
+
+def test_variant_points_to_its_base_entity() -> None:
+    lt = EntityRef("Dataset", "CIFAR-10-LT")
+    ex = Extraction(PAPER, (Link("usesDataset", lt, EV, variant_of=EntityRef("Dataset", "CIFAR-10")),), extractor_version="1")
+    assert (BASE + "dataset/cifar-10-lt", KG + "variantOf", f"<{BASE}dataset/cifar-10>") in quads(ex)
+
+
+def test_non_http_code_url_is_dropped_not_raised() -> None:
+    ex = Extraction(PAPER, (), code_urls=("javascript:alert(1)", "https://github.com/o/r"), extractor_version="1")
+    got = quads(ex)
+    assert (BASE + "paper/p1", KG + "hasCode", "<https://github.com/o/r>") in got
+    assert not any("javascript" in o for _, _, o in got)
+
+
+def test_mapping_is_deterministic() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    assert GraphMapper(IRIS).paper_quads(ex) == GraphMapper(IRIS).paper_quads(ex)
