@@ -2,85 +2,183 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import errno
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 import pyoxigraph as ox
 
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.formats import prefixes, rdf_format
+from kg.store.limits import collect
 from kg.store.sparql import bind
-from kg.store.types import Row, StoreError, Term
+from kg.store.types import BadQuery, Row, StoreError, Term
+from kg.store.writes import Meta, drop_update, replace_update
+
+_LOCK_HINT = ("is locked by another process (a running `kg serve`/`oxigraph serve`?);"
+              " use --read-only or stop it")
 
 
 class EmbeddedStore:
-    """Oxigraph on local disk; every write is one Oxigraph transaction."""
+    """Oxigraph on local disk; every write is one Oxigraph transaction that also bumps the generation."""
 
-    def __init__(self, path: str | None = None) -> None:
-        self.location = path or ":memory:"
-        try:
-            self._store = ox.Store(path) if path else ox.Store()
-        except OSError as exc:
-            raise StoreError(f"cannot open store {path}: {exc}") from None
+    def __init__(self, path: str | None = None, *, base_iri: str = DEFAULT_BASE_IRI,
+                 read_only: bool = False, create: bool = True) -> None:
+        self.location = path or "memory:"
+        self.read_only = read_only
+        self._meta = Meta(base_iri)
+        self._base_iri = base_iri
+        self._store = _open(path, read_only=read_only, create=create)
 
     @property
     def oxigraph(self) -> ox.Store:
         """The pyoxigraph Store underneath, for hot paths."""
         return self._store
 
+    # --- reads --------------------------------------------------------------------------------
+    def _query(self, query: str, bindings: Mapping[str, Term] | None) -> object:
+        try:
+            return self._store.query(bind(query, bindings), use_default_graph_as_union=True)
+        except SyntaxError as exc:
+            raise BadQuery(f"bad SPARQL: {_one_line(exc)}") from None
+        except OSError as exc:
+            raise StoreError(f"query failed on {self.location}: {_one_line(exc)}") from None
+
     def select(self, query: str, bindings: Mapping[str, Term] | None = None,
-               timeout_s: float | None = None) -> list[Row]:
-        res = self._store.query(bind(query, bindings), use_default_graph_as_union=True)
-        assert isinstance(res, ox.QuerySolutions)
-        names = [v.value for v in res.variables]
-        out: list[Row] = []
-        for sol in res:
-            row: Row = {}
-            for n in names:
-                val = sol[n]
-                if val is not None:
-                    row[n] = val  # type: ignore[assignment]
-            out.append(row)
-        return out
+               timeout_s: float | None = None, max_rows: int | None = None) -> list[Row]:
+        def start() -> Iterator[ox.QuerySolution]:
+            res = self._query(query, bindings)
+            if not isinstance(res, ox.QuerySolutions):
+                raise BadQuery("not a SELECT query")
+            names.extend(v.value for v in res.variables)
+            return iter(res)
+
+        def convert(sol: ox.QuerySolution) -> Row:
+            return {n: v for n in names if (v := sol[n]) is not None}
+
+        names: list[str] = []
+        return collect(start, convert, timeout_s=timeout_s, max_rows=max_rows)
 
     def ask(self, query: str, bindings: Mapping[str, Term] | None = None) -> bool:
-        return bool(self._store.query(bind(query, bindings), use_default_graph_as_union=True))
+        res = self._query(query, bindings)
+        if not isinstance(res, ox.QueryBoolean):
+            raise BadQuery("not an ASK query")
+        return bool(res)
 
     def construct(self, query: str, bindings: Mapping[str, Term] | None = None) -> list[ox.Triple]:
-        return list(self._store.query(bind(query, bindings), use_default_graph_as_union=True))  # type: ignore[arg-type]
-
-    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]]) -> None:
-        if not graphs:
-            return
-        drops = " ".join(f"DROP SILENT GRAPH <{g}> ;" for g in graphs)
-        body = " ".join(str(q) + " ." for quads in graphs.values() for q in quads)
-        self._store.update(f"{drops} INSERT DATA {{ {_as_graph_blocks(graphs)} }}" if body else drops.rstrip(" ;"))
-
-    def drop_graphs(self, graph_iris: Iterable[str]) -> None:
-        drops = " ; ".join(f"DROP SILENT GRAPH <{g}>" for g in graph_iris)
-        if drops:
-            self._store.update(drops)
+        res = self._query(query, bindings)
+        if not isinstance(res, ox.QueryTriples):
+            raise BadQuery("not a CONSTRUCT or DESCRIBE query")
+        return list(res)
 
     def named_graphs(self) -> list[str]:
-        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+        return sorted(g.value for g in self._store.named_graphs()
+                      if isinstance(g, ox.NamedNode) and g != self._meta.graph)
 
     def triple_count(self) -> int:
-        return len(self._store)
-
-    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
-        raise NotImplementedError
-
-    def load(self, path: str, fmt: str = "nquads") -> None:
-        raise NotImplementedError
+        meta = sum(1 for _ in self._store.quads_for_pattern(None, None, None, self._meta.graph))
+        return len(self._store) - meta
 
     def generation(self) -> str:
-        return str(len(self._store))
+        m = self._meta
+        for q in self._store.quads_for_pattern(m.graph, m.predicate, None, m.graph):
+            return str(getattr(q.object, "value", q.object))
+        return "0"
+
+    # --- writes -------------------------------------------------------------------------------
+    def _update(self, text: str) -> None:
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only")
+        try:
+            self._store.update(text)
+        except OSError as exc:
+            raise _write_error(self.location, exc) from None
+
+    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]]) -> None:
+        if graphs:
+            self._update(replace_update(graphs, self._meta))
+
+    def drop_graphs(self, graph_iris: Iterable[str]) -> None:
+        text = drop_update(graph_iris, self._meta)
+        if text:
+            self._update(text)
+
+    def load(self, path: str, fmt: str = "nquads", *, graph: str | None = None, bulk: bool = False) -> None:
+        """Load a file in one transaction (all or nothing), then bump the generation.
+
+        `bulk=True` uses pyoxigraph's bulk loader: about 3x faster for big Turtle on disk, but not
+        transactional (a failure leaves part of the file) — only for fresh stores you can rebuild.
+        Triple formats go to `graph` (default: the default graph, which queries also read).
+        """
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only")
+        to_graph = ox.NamedNode(graph) if graph else None
+        try:
+            if bulk:
+                self._store.bulk_load(path=path, format=rdf_format(fmt), to_graph=to_graph)
+            else:
+                self._store.load(path=path, format=rdf_format(fmt), to_graph=to_graph)
+        except SyntaxError as exc:
+            raise StoreError(f"cannot load {path}: {_one_line(exc)}") from None
+        except OSError as exc:
+            raise _write_error(self.location, exc, path) from None
+        self._update(self._meta.bump())
+
+    # --- export -------------------------------------------------------------------------------
+    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
+        """Native Oxigraph serialisation; triple formats get one graph or the de-duplicated union."""
+        rdf, pfx = rdf_format(fmt), prefixes(self._base_iri)
+        if graph is not None:
+            self._store.dump(out, rdf, from_graph=ox.NamedNode(graph), prefixes=pfx)
+        elif rdf.supports_datasets:
+            quads = (q for q in self._store.quads_for_pattern(None, None, None, None)
+                     if q.graph_name != self._meta.graph)
+            ox.serialize(quads, out, rdf, prefixes=pfx)
+        else:
+            union = self._store.query(
+                "CONSTRUCT { ?s ?p ?o } WHERE { SELECT DISTINCT ?s ?p ?o WHERE {"
+                f" {{ ?s ?p ?o }} UNION {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {self._meta.graph}) }} }} }}")
+            assert isinstance(union, ox.QueryTriples)
+            union.serialize(out, rdf)
 
     def close(self) -> None:
-        self._store.flush()
+        if not self.read_only:
+            self._store.flush()
 
 
-def _as_graph_blocks(graphs: Mapping[str, Sequence[ox.Quad]]) -> str:
-    parts = []
-    for g, quads in graphs.items():
-        triples = " ".join(f"{q.subject} {q.predicate} {q.object} ." for q in quads)
-        parts.append(f"GRAPH <{g}> {{ {triples} }}")
-    return " ".join(parts)
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def _write_error(location: str, exc: OSError, path: str | None = None) -> StoreError:
+    text = str(exc)
+    if exc.errno == errno.ENOSPC or "No space left" in text:
+        return StoreError(f"disk full writing to {location}: free space and retry")
+    if path is not None and isinstance(exc, FileNotFoundError):
+        return StoreError(f"cannot load {path}: no such file")
+    return StoreError(f"write to {location} failed: {_one_line(exc)}")
+
+
+def _open(path: str | None, *, read_only: bool, create: bool) -> ox.Store:
+    """Open (or create) the RocksDB directory, turning OSErrors into one-line StoreErrors."""
+    if path is None:
+        return ox.Store()
+    is_store = os.path.isfile(os.path.join(path, "CURRENT"))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise StoreError(f"{path} is a file, not a store directory")
+    if os.path.isdir(path) and os.listdir(path) and not is_store:
+        raise StoreError(f"{path} is not an Oxigraph store (a non-empty directory without RocksDB files)")
+    if not is_store and (read_only or not create):
+        raise StoreError(f"no store at {path}" + ("" if read_only else " (and create=False)"))
+    try:
+        return ox.Store.read_only(path) if read_only else ox.Store(path)
+    except OSError as exc:
+        text = str(exc)
+        if "LOCK" in text or "lock" in text:
+            raise StoreError(f"store {path} {_LOCK_HINT}") from None
+        if isinstance(exc, PermissionError) or "Permission denied" in text:
+            raise StoreError(f"permission denied opening store {path}") from None
+        if exc.errno == errno.ENOSPC or "No space left" in text:
+            raise StoreError(f"disk full opening store {path}") from None
+        raise StoreError(f"cannot open store {path}: {_one_line(exc)}") from None

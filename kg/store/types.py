@@ -23,14 +23,27 @@ class QueryTimeout(StoreError):
     """A query ran past its time budget."""
 
 
+class BadQuery(StoreError):
+    """The endpoint rejected the query or update text (syntax or evaluation error)."""
+
+
+class TooManyRows(StoreError):
+    """A SELECT produced more rows than the caller's `max_rows` cap."""
+
+
+FORMATS = ("turtle", "nt", "nquads", "trig", "jsonld", "xml")
+
+
 class Store(Protocol):
     """An RDF dataset with named graphs, read with SPARQL, written a paper graph at a time."""
 
     location: str
 
     def select(self, query: str, bindings: Mapping[str, Term] | None = None,
-               timeout_s: float | None = None) -> list[Row]:
-        """Run a SELECT; `bindings` are values for variables (never pasted into the text)."""
+               timeout_s: float | None = None, max_rows: int | None = None) -> list[Row]:
+        """Run a SELECT; `bindings` are values for variables (never pasted into the text).
+
+        Raises QueryTimeout past `timeout_s` and TooManyRows past `max_rows` (add a LIMIT to page)."""
         ...
 
     def ask(self, query: str, bindings: Mapping[str, Term] | None = None) -> bool: ...
@@ -45,16 +58,20 @@ class Store(Protocol):
         """Atomically remove whole named graphs."""
         ...
 
-    def named_graphs(self) -> list[str]: ...
+    def named_graphs(self) -> list[str]:
+        """Sorted IRIs of the data graphs (the internal {base}graph/meta graph is left out)."""
+        ...
 
-    def triple_count(self) -> int: ...
+    def triple_count(self) -> int:
+        """Number of quads in the data graphs (an entity repeated in two paper graphs counts twice)."""
+        ...
 
     def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
         """Serialise the dataset (or one graph) in one of: turtle, nt, nquads, trig, jsonld, xml."""
         ...
 
     def load(self, path: str, fmt: str = "nquads") -> None:
-        """Bulk-load a file (N-Quads shards from `kg build --out`)."""
+        """Load a file (N-Quads shards from `kg build --out`) in one transaction: all of it or nothing."""
         ...
 
     def generation(self) -> str:
