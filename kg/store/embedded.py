@@ -140,7 +140,7 @@ class EmbeddedStore:
                 "CONSTRUCT { ?s ?p ?o } WHERE { SELECT DISTINCT ?s ?p ?o WHERE {"
                 f" {{ ?s ?p ?o }} UNION {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {self._meta.graph}) }} }} }}")
             assert isinstance(union, ox.QueryTriples)
-            union.serialize(out, rdf)
+            ox.serialize(union, out, rdf, prefixes=pfx)
 
     def close(self) -> None:
         if not self.read_only:
