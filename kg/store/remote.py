@@ -116,7 +116,7 @@ class RemoteStore:
     def triple_count(self) -> int:
         """A COUNT over the endpoint: a full scan on the server, not a metadata read."""
         meta = self._meta.graph  # our own IRI, not user input
-        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {meta}) }}")
+        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {meta})}}")
         n = rows[0]["n"] if rows else None
         return int(n.value) if isinstance(n, ox.Literal) else 0
 
