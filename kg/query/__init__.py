@@ -1,0 +1,43 @@
+"""The questions users ask of a graph, as typed functions over a Store (the CLI and the API call these).
+
+Each function takes a QueryContext (store + IRI scheme + full-text index) and returns frozen records;
+batched variants (`*_by_iris`, `links_by_paper`, `broader`, `related`) answer many nodes in one query.
+"""
+
+from kg.query.context import QueryContext
+from kg.query.cursor import BadCursor
+from kg.query.entities import broader, defenses, entities, entities_by_iris, entity, related, resolve
+from kg.query.graph import neighborhood, node_iri
+from kg.query.hits import search
+from kg.query.links import links, links_by_paper
+from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats, Subgraph
+from kg.query.papers import paper, papers, papers_by_iris
+from kg.query.stats import stats
+
+__all__ = [
+    "BadCursor",
+    "EntityInfo",
+    "LinkInfo",
+    "Page",
+    "PaperInfo",
+    "QueryContext",
+    "SearchHit",
+    "Stats",
+    "Subgraph",
+    "broader",
+    "defenses",
+    "entities",
+    "entities_by_iris",
+    "entity",
+    "links",
+    "links_by_paper",
+    "neighborhood",
+    "node_iri",
+    "paper",
+    "papers",
+    "papers_by_iris",
+    "related",
+    "resolve",
+    "search",
+    "stats",
+]

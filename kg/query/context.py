@@ -1,0 +1,44 @@
+"""What every query function reads: the store, the IRI scheme and the full-text index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyoxigraph import NamedNode
+
+from kg.query.search import SearchIndex
+from kg.query.sparql import paper_relations, prefixes
+from kg.rdf.iris import Iris
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.types import Row, Store, Term
+
+
+@dataclass(slots=True)
+class QueryContext:
+    """A store seen through one base IRI; cheap to build, safe to share between threads."""
+
+    store: Store
+    iris: Iris
+    index: SearchIndex
+    timeout_s: float | None = None
+    prologue: str = field(init=False)
+    relations: list[NamedNode] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.prologue = prefixes(self.iris)
+        self.relations = paper_relations(self.iris)
+
+    @classmethod
+    def open(
+        cls, store: Store, base_iri: str = DEFAULT_BASE_IRI, timeout_s: float | None = None
+    ) -> QueryContext:
+        """A context with the search index cached next to `store` (on disk for a local directory)."""
+        iris = Iris(base_iri)
+        return cls(store, iris, SearchIndex.for_store(store, iris), timeout_s)
+
+    def select(self, body: str, bindings: dict[str, Term] | None = None) -> list[Row]:
+        """Run `body` (without prefixes) as a SELECT over the union of all graphs."""
+        return self.store.select(self.prologue + body, bindings, timeout_s=self.timeout_s)
+
+    def term(self, local: str) -> NamedNode:
+        return NamedNode(self.iris.term(local))

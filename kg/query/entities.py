@@ -1,0 +1,183 @@
+"""Entities: by id or name, ranked lists, broader/narrower, co-occurrence and defenses; batched by IRI."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from pyoxigraph import Literal, NamedNode
+
+from kg.names import match_key
+from kg.query import cursor
+from kg.query.context import QueryContext
+from kg.query.model import EntityInfo, Page
+from kg.query.sparql import integer, iri_or_none, text, values
+from kg.types import ENTITY_TYPES, EntityType
+
+_EXPAND = "(kg:variantOf|skos:broader)*"
+
+
+def type_values(ctx: QueryContext, type_: EntityType | None) -> str:
+    types = [type_] if type_ else list(ENTITY_TYPES)
+    return values("t", (ctx.term(t) for t in types))
+
+
+def resolve(ctx: QueryContext, name: str, type_: EntityType | None = None, expand: bool = False) -> list[str]:
+    """IRIs of entities named or aliased `name`; with `expand`, also their variants and narrower ones."""
+    key = match_key(name)
+    if not key:
+        return []
+    head = "?x" if expand else "?e"
+    path = f"?x {_EXPAND} ?e ." if expand else ""
+    rows = ctx.select(
+        f"SELECT DISTINCT {head} WHERE {{ {values('k', [Literal(key)])} ?e kg:key ?k . "
+        f"{type_values(ctx, type_)} ?e a ?t . {path} }}"
+    )
+    return sorted({text(r, head[1:]) or "" for r in rows} - {""})
+
+
+def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, EntityInfo]:
+    """EntityInfo for each IRI that names a declared entity (two queries, whatever the count)."""
+    nodes = [n for n in {iri_or_none(i) for i in iris} if n is not None and ctx.iris.entity_id_of(n.value)]
+    if not nodes:
+        return {}
+    labels: dict[str, str] = {}
+    alts: dict[str, set[str]] = defaultdict(set)
+    kinds: dict[str, str] = {}
+    for row in ctx.select(
+        f"SELECT ?e ?p ?v WHERE {{ {values('e', nodes)} "
+        f"VALUES ?p {{ skos:prefLabel skos:altLabel kg:kind }} ?e ?p ?v }}"
+    ):
+        e, p, v = text(row, "e") or "", text(row, "p") or "", text(row, "v") or ""
+        if p.endswith("prefLabel"):
+            labels.setdefault(e, v)
+        elif p.endswith("altLabel"):
+            alts[e].add(v)
+        else:
+            kinds.setdefault(e, v)
+    counts = paper_counts(ctx, nodes)
+    out: dict[str, EntityInfo] = {}
+    for iri, name in labels.items():
+        eid = ctx.iris.entity_id_of(iri) or ""
+        etype = ctx.iris.type_of_entity_id(eid)
+        if etype is None:
+            continue
+        out[iri] = EntityInfo(
+            eid, iri, name, etype, kinds.get(iri), tuple(sorted(alts[iri] - {name})), counts.get(iri, 0)
+        )
+    return out
+
+
+def paper_counts(ctx: QueryContext, nodes: Sequence[NamedNode]) -> dict[str, int]:
+    rows = ctx.select(
+        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} {values('r', ctx.relations)} "
+        f"?p ?r ?e . ?p a kg:Paper }} GROUP BY ?e"
+    )
+    return {text(r, "e") or "": integer(r, "n") for r in rows}
+
+
+def entity(
+    ctx: QueryContext, id: str | None = None, name: str | None = None, type_: EntityType | None = None
+) -> EntityInfo | None:
+    """The entity with this public id, or the best match for `name` (its own name first, then most papers)."""
+    if id is not None:
+        eid_type = ctx.iris.type_of_entity_id(id)
+        if eid_type is None or (type_ and eid_type != type_):
+            return None
+        iri = ctx.iris.entity_from_id(id)
+        if ctx.iris.entity_id_of(iri) != id:
+            return None
+        return entities_by_iris(ctx, [iri]).get(iri)
+    if not name:
+        return None
+    found = entities_by_iris(ctx, resolve(ctx, name, type_)).values()
+    key = match_key(name)
+    ranked = sorted(found, key=lambda e: (match_key(e.name) != key, -e.paper_count, e.id))
+    return ranked[0] if ranked else None
+
+
+def entities(
+    ctx: QueryContext,
+    type_: EntityType | None = None,
+    search: str | None = None,
+    first: int = 20,
+    after: str | None = None,
+) -> Page[EntityInfo]:
+    """Entities ranked by paper count (then id); `search` keeps those matching the full-text index."""
+    scope = ""
+    if search is not None:
+        ids = ctx.index.entity_ids(ctx.store, search)
+        scope = values("e", [n for n in (iri_or_none(ctx.iris.entity_from_id(i)) for i in ids) if n])
+    having = ""
+    if after:
+        n, iri = cursor.decode("e", after, (int, str))
+        count = "COUNT(DISTINCT ?p)"
+        having = f"HAVING ({count} < {n} || ({count} = {n} && STR(?e) > {Literal(iri)}))"
+    where = f"{scope} {type_values(ctx, type_)} ?e a ?t ."
+    total = integer(ctx.select(f"SELECT (COUNT(DISTINCT ?e) AS ?n) WHERE {{ {where} }}")[0], "n")
+    rows = ctx.select(
+        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {where} "
+        f"OPTIONAL {{ {values('r', ctx.relations)} ?p ?r ?e . ?p a kg:Paper }} }} GROUP BY ?e {having} "
+        f"ORDER BY DESC(?n) STR(?e) LIMIT {first + 1}"
+    )
+    page = [text(r, "e") or "" for r in rows[:first]]
+    infos = entities_by_iris(ctx, page)
+    items = tuple(infos[i] for i in page if i in infos)
+    cursors = tuple(cursor.encode("e", [e.paper_count, e.iri]) for e in items)
+    return Page(items, total, len(rows) > first, cursors[-1] if cursors else None, cursors)
+
+
+def broader(ctx: QueryContext, iris: Iterable[str], narrower: bool = False) -> dict[str, list[EntityInfo]]:
+    """For each entity, its skos:broader entities (or, with `narrower`, the ones broader than it)."""
+    nodes = [n for n in (iri_or_none(i) for i in iris) if n is not None]
+    if not nodes:
+        return {}
+    pattern = "?o skos:broader ?e" if narrower else "?e skos:broader ?o"
+    rows = ctx.select(f"SELECT DISTINCT ?e ?o WHERE {{ {values('e', nodes)} {pattern} }}")
+    return _group(ctx, [(text(r, "e") or "", text(r, "o") or "") for r in rows])
+
+
+def related(ctx: QueryContext, iris: Iterable[str], first: int = 10) -> dict[str, list[EntityInfo]]:
+    """For each entity, the entities that share the most papers with it (ties by id)."""
+    nodes = [n for n in (iri_or_none(i) for i in iris) if n is not None]
+    if not nodes:
+        return {}
+    rows = ctx.select(
+        f"SELECT ?e ?o (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} {values('r', ctx.relations)} "
+        f"{values('r2', ctx.relations)} ?p ?r ?e . ?p a kg:Paper . ?p ?r2 ?o . FILTER(?o != ?e) }} "
+        "GROUP BY ?e ?o"
+    )
+    best: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for r in rows:
+        best[text(r, "e") or ""].append((-integer(r, "n"), text(r, "o") or ""))
+    pairs = [(e, o) for e, cands in best.items() for _, o in sorted(cands)[:first]]
+    return _group(ctx, pairs)
+
+
+def defenses(ctx: QueryContext, target: str | None = None, against: str | None = None) -> list[EntityInfo]:
+    """Entities of kind Defense that target `target` (or a narrower domain) and defend against `against`."""
+    parts = ['?d kg:kind "Defense" .']
+    if target is not None:
+        domains = [NamedNode(i) for i in resolve(ctx, target)]
+        parts.append(
+            f"{{ ?d kg:targetsDomain ?x }} UNION {{ ?pt kg:proposes ?d ; kg:targetsDomain ?x }} "
+            f"?x skos:broader* ?dom . {values('dom', domains)}"
+        )
+    if against is not None:
+        threats = [NamedNode(i) for i in resolve(ctx, against)]
+        parts.append(
+            f"{{ ?d kg:defendsAgainst ?y }} UNION {{ ?pa kg:proposes ?d ; kg:studiesThreat ?y }} "
+            f"?y {_EXPAND} ?th . {values('th', threats)}"
+        )
+    rows = ctx.select(f"SELECT DISTINCT ?d WHERE {{ {' '.join(parts)} }}")
+    found = entities_by_iris(ctx, [text(r, "d") or "" for r in rows]).values()
+    return sorted(found, key=lambda e: (-e.paper_count, e.name.lower(), e.id))
+
+
+def _group(ctx: QueryContext, pairs: list[tuple[str, str]]) -> dict[str, list[EntityInfo]]:
+    infos = entities_by_iris(ctx, {o for _, o in pairs})
+    out: dict[str, list[EntityInfo]] = defaultdict(list)
+    for e, o in pairs:
+        if o in infos:
+            out[e].append(infos[o])
+    return dict(out)

@@ -1,0 +1,196 @@
+"""Full-text index over paper titles/abstracts and entity names/aliases: SQLite FTS5, ranked by BM25.
+
+The index is derived data. It lives in a SQLite file beside an embedded store directory (in memory for
+remote and in-memory stores) and records the `store.generation()` it was built from; when the store's
+generation moves on (checked at most every `recheck_s` seconds), only documents whose text changed are
+rewritten. Every API process reads the same file, so nothing is kept per process but a timestamp.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from pyoxigraph import NamedNode
+
+from kg.query.sparql import prefixes, text, values
+from kg.rdf.iris import Iris
+from kg.store.types import Store
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL,
+                                sig TEXT NOT NULL,
+                                UNIQUE(kind, key));
+CREATE VIRTUAL TABLE IF NOT EXISTS fts
+    USING fts5(name, body, tokenize='porter unicode61 remove_diacritics 2');
+"""
+_WORD = re.compile(r"\w+")
+_MAX_TERMS = 32
+Doc = tuple[str, str]  # (kind, key): kind "paper" (key = paper id) or "entity" (key = entity id)
+
+
+def fts_query(text_: str, any_term: bool = False) -> str | None:
+    """An FTS5 query from free text: quoted words (AND, or OR), the last one as a prefix; None if no words."""
+    words = _WORD.findall(text_.lower())[:_MAX_TERMS]
+    if not words:
+        return None
+    terms = [f'"{w}"' for w in words]
+    terms[-1] += "*"
+    return (" OR " if any_term else " ").join(terms)
+
+
+class SearchIndex:
+    """A BM25 index of papers and entities kept in step with a store."""
+
+    def __init__(self, path: str, iris: Iris, recheck_s: float = 2.0) -> None:
+        self.path, self.iris, self.recheck_s = path, iris, recheck_s
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        if path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+        self._checked = float("-inf")
+
+    @classmethod
+    def for_store(cls, store: Store, iris: Iris) -> SearchIndex:
+        """The index beside a local store directory ("kg-data" → "kg-data.search.sqlite"), else in memory."""
+        loc = store.location
+        if loc.startswith(("http://", "https://")) or loc.startswith(":") or not Path(loc).is_dir():
+            return cls(":memory:", iris)
+        path = Path(loc).resolve()
+        return cls(str(path.with_name(path.name + ".search.sqlite")), iris)
+
+    # --- reading ------------------------------------------------------------------------------------
+    def search(
+        self, store: Store, text_: str, first: int = 10, kind: str | None = None
+    ) -> list[tuple[Doc, float]]:
+        """Best `first` documents for `text_` (all words; any word when none has them all), best first."""
+        self.sync(store)
+        for any_term in (False, True):
+            q = fts_query(text_, any_term)
+            if q is None:
+                return []
+            sql = (
+                "SELECT d.kind, d.key, -bm25(fts, 10.0, 1.0) FROM fts JOIN docs d ON d.id = fts.rowid "
+                "WHERE fts MATCH ?"
+                + (" AND d.kind = ?" if kind else "")
+                + " ORDER BY bm25(fts, 10.0, 1.0) LIMIT ?"
+            )
+            args: tuple[object, ...] = (q, kind, first) if kind else (q, first)
+            with self._lock:
+                rows = self._db.execute(sql, args).fetchall()
+            if rows:
+                return [((k, key), float(score)) for k, key, score in rows]
+        return []
+
+    def paper_ids(self, store: Store, text_: str, limit: int = 10_000) -> list[str]:
+        return [key for (_, key), _ in self.search(store, text_, limit, kind="paper")]
+
+    def entity_ids(self, store: Store, text_: str, limit: int = 10_000) -> list[str]:
+        return [key for (_, key), _ in self.search(store, text_, limit, kind="entity")]
+
+    # --- keeping in step ------------------------------------------------------------------------------
+    def sync(self, store: Store, force: bool = False) -> None:
+        """Bring the index up to the store's generation, rewriting only documents whose text changed."""
+        now = time.monotonic()
+        if not force and now - self._checked < self.recheck_s:
+            return
+        with self._lock:
+            gen = store.generation()
+            if self._meta("generation") == gen and self._meta("base") == self.iris.base:
+                self._checked = now
+                return
+            docs = self._read(store)
+            self._write(docs, gen, full=True)
+            self._checked = now
+
+    def refresh(self, store: Store, before: str, papers: Iterable[str], entities: Iterable[str]) -> None:
+        """After this process wrote the store (generation `before` → now): reindex just these documents."""
+        with self._lock:
+            if self._meta("generation") != before or self._meta("base") != self.iris.base:
+                self._checked = float("-inf")
+                self.sync(store)
+                return
+            wanted = {("paper", p) for p in papers} | {("entity", e) for e in entities}
+            docs = self._read(store, wanted)
+            self._write({d: docs.get(d) for d in wanted}, store.generation(), full=False)
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _read(self, store: Store, only: set[Doc] | None = None) -> dict[Doc, tuple[str, str]]:
+        pre = prefixes(self.iris)
+        scope_p = scope_e = ""
+        if only is not None:
+            scope_p = values("p", [NamedNode(self.iris.paper(k)) for kind, k in only if kind == "paper"])
+            scope_e = values(
+                "e", [NamedNode(self.iris.entity_from_id(k)) for kind, k in only if kind == "entity"]
+            )
+        out: dict[Doc, tuple[str, str]] = {}
+        for r in store.select(
+            pre + f"SELECT ?id ?t ?a WHERE {{ {scope_p} ?p a kg:Paper ; dcterms:identifier ?id . "
+            "OPTIONAL { ?p dcterms:title ?t } OPTIONAL { ?p dcterms:abstract ?a } }"
+        ):
+            out[("paper", text(r, "id") or "")] = (text(r, "t") or "", text(r, "a") or "")
+        alts: dict[Doc, set[str]] = {}
+        for r in store.select(
+            pre + f"SELECT ?e ?l ?alt WHERE {{ {scope_e} ?e skos:prefLabel ?l . "
+            "OPTIONAL { ?e skos:altLabel ?alt } }"
+        ):
+            eid = self.iris.entity_id_of(text(r, "e") or "")
+            if eid:
+                doc = ("entity", eid)
+                alts.setdefault(doc, set())
+                if (alt := text(r, "alt")) is not None:
+                    alts[doc].add(alt)
+                out[doc] = (text(r, "l") or "", "")
+        for doc, forms in alts.items():
+            out[doc] = (out[doc][0], " ; ".join(sorted(forms)))
+        return out
+
+    def _write(self, docs: Mapping[Doc, tuple[str, str] | None], gen: str, full: bool) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            have = {
+                (k, key): (i, sig) for i, k, key, sig in db.execute("SELECT id, kind, key, sig FROM docs")
+            }
+            gone = [have[d][0] for d in have if (full and d not in docs) or (d in docs and docs[d] is None)]
+            for i in gone:
+                db.execute("DELETE FROM fts WHERE rowid = ?", (i,))
+                db.execute("DELETE FROM docs WHERE id = ?", (i,))
+            for doc, content in docs.items():
+                if content is None:
+                    continue
+                sig = hashlib.sha1("\0".join(content).encode()).hexdigest()
+                old = have.get(doc)
+                if old is not None and old[1] == sig:
+                    continue
+                if old is not None:
+                    db.execute("DELETE FROM fts WHERE rowid = ?", (old[0],))
+                    db.execute("UPDATE docs SET sig = ? WHERE id = ?", (sig, old[0]))
+                    rowid = old[0]
+                else:
+                    rowid = db.execute(
+                        "INSERT INTO docs(kind, key, sig) VALUES (?, ?, ?)", (*doc, sig)
+                    ).lastrowid
+                db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (rowid, *content))
+            db.executemany(
+                "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                [("generation", gen), ("base", self.iris.base)],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
