@@ -1,0 +1,248 @@
+"""The `kg` command line: build, extract, export, load, sparql, stats, validate, eval, serve."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+from kg.settings import DEFAULT_BASE_IRI, Settings
+from kg.store.types import StoreError
+from kg.types import ReadProblem
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="paperkg: knowledge graphs of ML research from paper records.")
+err = Console(stderr=True, highlight=False)
+
+StoreOpt = Annotated[str, typer.Option("--store", envvar="KG_STORE",
+                                       help="Store directory, memory:, or http(s):// SPARQL endpoint.")]
+BaseOpt = Annotated[str, typer.Option("--base-iri", envvar="KG_BASE_IRI", help="Base IRI of the graph.")]
+Inputs = Annotated[list[Path], typer.Argument(help="Input files: .txt, .jsonl, .json, .csv, .bib, .jsonl.gz")]
+EXPORT_FORMATS = ("turtle", "nt", "nquads", "trig", "jsonld", "xml")
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one line and exit: the only way errors leave the CLI."""
+    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _problem(problem: ReadProblem) -> None:
+    err.print(f"[yellow]warning:[/yellow] {problem}", soft_wrap=True, markup=True)
+
+
+def _open(location: str, base_iri: str, *, read_only: bool = False, create: bool = True):  # type: ignore[no-untyped-def]
+    from kg.store import open_store
+
+    try:
+        return open_store(location, base_iri=base_iri, read_only=read_only, create=create)
+    except StoreError as exc:
+        fail(str(exc))
+
+
+def _papers(inputs: list[Path]) -> tuple[list, int]:  # type: ignore[type-arg]
+    from kg.build import read_all, unique_last
+
+    problems = 0
+
+    def on_problem(p: ReadProblem) -> None:
+        nonlocal problems
+        problems += 1
+        _problem(p)
+
+    papers = unique_last(read_all(inputs, on_problem))
+    if not papers:
+        fail(f"no paper could be read from {', '.join(str(i) for i in inputs)}")
+    return papers, problems
+
+
+@app.command()
+def build(inputs: Inputs, store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
+          workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+          out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
+          batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200) -> None:
+    """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kg.build import BuildSummary, build_into_store, write_shard
+
+    papers, problems = _papers(inputs)
+    summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
+    show = len(papers) >= 200 and sys.stderr.isatty()
+    with Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, disable=not show) as bar:
+        task = bar.add_task("build", total=len(papers))
+
+        def tick(n: int) -> None:
+            bar.advance(task, n)
+
+        try:
+            if out is not None:
+                with open(out, "wb") as fh:
+                    write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary)
+                triples = summary.triples
+            else:
+                st = _open(store, base_iri)
+                try:
+                    build_into_store(st, papers, base_iri, workers=workers, batch_size=batch,
+                                     progress=tick, summary=summary)
+                    triples = st.triple_count()
+                finally:
+                    st.close()
+        except (StoreError, OSError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    _print_summary(summary, triples, out or store)
+
+
+def _print_summary(summary: object, triples: int, where: object) -> None:
+    from rich.table import Table
+
+    s = summary
+    t = Table(title=f"built {s.papers} papers into {where} in {s.seconds:.1f} s", show_header=False)  # type: ignore[attr-defined]
+    t.add_row("papers", str(s.papers))  # type: ignore[attr-defined]
+    t.add_row("bad records", str(s.problems))  # type: ignore[attr-defined]
+    for rel, n in sorted(s.links_per_relation.items()):  # type: ignore[attr-defined]
+        t.add_row(f"links {rel}", str(n))
+    for typ, n in sorted(s.entities_per_type.items()):  # type: ignore[attr-defined]
+        t.add_row(f"entities {typ}", str(n))
+    t.add_row("triples in store" if not str(where).endswith(".nq") else "quads written", str(triples))
+    Console().print(t)
+
+
+@app.command()
+def extract(inputs: Inputs, fmt: Annotated[str, typer.Option("--format", help="jsonl")] = "jsonl",
+            base_iri: BaseOpt = DEFAULT_BASE_IRI,
+            workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1) -> None:
+    """Print the links found in each paper as JSON lines (no store needed), in input order."""
+    from kg.build import extractions
+    from kg.extract import to_json
+
+    if fmt != "jsonl":
+        fail(f"unknown format {fmt!r}; use jsonl")
+    papers, _ = _papers(inputs)
+    out = sys.stdout
+    for ex in extractions(papers, base_iri, workers):
+        out.write(json.dumps(to_json(ex), ensure_ascii=False) + "\n")
+    out.flush()
+
+
+@app.command()
+def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS))] = "turtle",
+           output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
+           store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+    """Serialise the whole graph."""
+    if fmt not in EXPORT_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    st = _open(store, base_iri, read_only=True, create=False)
+    try:
+        if output is None:
+            st.dump(sys.stdout.buffer, fmt)
+            sys.stdout.flush()
+        else:
+            with open(output, "wb") as fh:
+                st.dump(fh, fmt)
+    except (StoreError, OSError) as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+
+
+@app.command()
+def load(files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `kg build --out`.")],
+         store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+    """Bulk-load N-Quads shards into a store (each paper graph replaces its older version)."""
+    st = _open(store, base_iri)
+    try:
+        for f in files:
+            if not f.is_file():
+                fail(f"{f}: no such file")
+            st.load(str(f), "nquads")
+            err.print(f"loaded {f}")
+    except (StoreError, OSError, SyntaxError) as exc:
+        fail(f"{exc}")
+    finally:
+        st.close()
+
+
+@app.command()
+def stats(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
+          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Count papers, links per relation, entities per type and triples."""
+    from rich.table import Table
+
+    from kg.query import QueryContext
+    from kg.query import stats as graph_stats
+
+    st = _open(store, base_iri, read_only=True, create=False)
+    try:
+        s = graph_stats(QueryContext.open(st, base_iri))
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+    if as_json:
+        print(json.dumps({"papers": s.papers, "triples": s.triples, "links_per_relation": s.links_per_relation,
+                          "entities_per_type": s.entities_per_type}))
+        return
+    t = Table(title=f"{store}", show_header=False)
+    t.add_row("papers", str(s.papers))
+    for rel, n in s.links_per_relation.items():
+        t.add_row(f"links {rel}", str(n))
+    for typ, n in s.entities_per_type.items():
+        t.add_row(f"entities {typ}", str(n))
+    t.add_row("triples", str(s.triples))
+    Console().print(t)
+
+
+@app.command()
+def validate(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
+             verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    """Check the graph against the SHACL shapes (ontology/shapes.ttl)."""
+    from kg.rdf.validate import validate as run_validation
+    from kg.store import as_rdflib
+
+    st = _open(store, base_iri, read_only=True, create=False)
+    try:
+        report = run_validation(as_rdflib(st), base_iri)
+    finally:
+        st.close()
+    if report.conforms:
+        Console().print("conforms: the graph passes every SHACL shape")
+        return
+    if verbose:
+        Console().print(report.text, markup=False)
+    fail(f"{report.violations} SHACL violations (run with --verbose for details)")
+
+
+@app.command()
+def eval(gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
+         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
+         as_json: Annotated[bool, typer.Option("--json")] = False,
+         base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+    """Extract from the gold file's texts and score the links per category."""
+    from kg.eval import evaluate, format_report
+    from kg.extract import Extractor
+
+    if not gold.is_file():
+        fail(f"{gold}: no such file")
+    report = evaluate(gold, Extractor(base_iri))
+    if as_json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print(format_report(report, verbose=verbose))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+__all__ = ["app", "main", "Settings"]
