@@ -1,0 +1,5 @@
+"""Extraction of research entities from paper titles and abstracts (a spaCy pipeline of our own components)."""
+
+from kg.extract.extractor import VERSION, Extractor, to_json
+
+__all__ = ["VERSION", "Extractor", "to_json"]

@@ -1,0 +1,84 @@
+"""Measure the extractor on a gold file: `python -m kg.eval GOLD [--verbose] [--json] [--no-title]`.
+
+Extracts from the gold records' own texts (`text`, plus `title` unless --no-title) and scores like the
+reference scorer (kg/extract/scoring.py): per-category P/R/F1 and micro over the five main categories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kg.extract import Extractor, to_json
+from kg.extract.scoring import CATS, Score, score
+from kg.types import Paper
+
+
+@dataclass
+class EvalReport:
+    score: Score
+    predictions: dict[str, dict[str, Any]]
+    papers: int
+    with_title: bool
+
+    @property
+    def rows(self) -> dict[str, dict[str, float]]:
+        return self.score.rows
+
+
+def read_gold(path: str | Path) -> dict[str, dict[str, Any]]:
+    gold: dict[str, dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                g = json.loads(line)
+                gold[str(g["id"])] = g
+    return gold
+
+
+def evaluate(gold_path: str | Path, extractor: Extractor | None = None, *, with_title: bool = True) -> EvalReport:
+    """Extract from the gold file's texts and score the result against its gold links."""
+    gold = read_gold(gold_path)
+    extractor = extractor or Extractor()
+    papers = [Paper(id=pid, abstract=g.get("text") or "", title=(g.get("title") if with_title else None))
+              for pid, g in gold.items()]
+    preds = {ex.paper.id: to_json(ex) for ex in extractor.extract(papers)}
+    return EvalReport(score(gold, preds), preds, len(papers), with_title)
+
+
+def format_report(report: EvalReport, verbose: bool = False) -> str:
+    lines = [f"{report.papers} papers, titles {'used' if report.with_title else 'not used'}",
+             f"{'category':9s} {'P':>6s} {'R':>6s} {'F1':>6s}  pred gold"]
+    for c in (*CATS, "micro"):
+        r = report.rows[c]
+        lines.append(f"{c:9s} {r['p']:6.3f} {r['r']:6.3f} {r['f1']:6.3f}  {int(r['pred']):4d} {int(r['gold']):4d}")
+    if verbose:
+        by_paper: dict[str, list[str]] = {}
+        for pid, cat, name in report.score.misses:
+            by_paper.setdefault(pid, []).append(f"  MISS  {cat:9s} {name}")
+        for pid, cat, name in report.score.extras:
+            by_paper.setdefault(pid, []).append(f"  FALSE {cat:9s} {name}")
+        for pid in sorted(by_paper):
+            lines.append(pid)
+            lines.extend(by_paper[pid])
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m kg.eval", description=__doc__.splitlines()[0])
+    ap.add_argument("gold")
+    ap.add_argument("--verbose", action="store_true", help="list misses and false links per paper")
+    ap.add_argument("--json", action="store_true", help="print the score rows as JSON")
+    ap.add_argument("--no-title", action="store_true", help="extract from the abstract only")
+    args = ap.parse_args(argv)
+    report = evaluate(args.gold, with_title=not args.no_title)
+    print(json.dumps(report.rows) if args.json else format_report(report, args.verbose))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Acronym definitions (Schwartz & Hearst 2003): "Long Form (LF)" and "LF (Long Form)".
+
+The component stores `[short, long, short_start, short_end, long_start, long_end, order]` rows in
+`doc._.kg_acronyms`; the canonicaliser uses them to make later uses of LF resolve to the same entity.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+_PAREN = re.compile(r"\(([^()]{1,160})\)")
+_SHORT = re.compile(r"^[A-Za-z][A-Za-z0-9\-.+'&]{0,15}$")
+_WORD = re.compile(r"\S+")
+_DIGIT_WORDS = {"2": "t", "4": "f"}  # L2D = Learning-to-Defer, Seq2Seq, B4F
+
+
+def best_long_form(short: str, long: str, strict: bool = True) -> str | None:
+    """The shortest suffix of `long` whose letters spell `short` in order (the first at a word start when
+    `strict`), or None."""
+    s, i = len(short) - 1, len(long) - 1
+    while s >= 0:
+        c = short[s].lower()
+        if not c.isalnum():
+            s -= 1
+            continue
+        while i >= 0 and (long[i].lower() != c or (strict and s == 0 and i > 0 and long[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return None
+        i -= 1
+        s -= 1
+    start = max(long.rfind(" ", 0, i + 1), long.rfind("(", 0, i + 1)) + 1
+    return long[start:]
+
+
+def _match(short: str, long: str, strict: bool = True) -> str | None:
+    core = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
+    found = best_long_form(core, long, strict)
+    if found is None and any(d in core for d in _DIGIT_WORDS):
+        found = best_long_form("".join(_DIGIT_WORDS.get(ch, ch) for ch in core), long)
+    return found
+
+
+def is_short_form(text: str) -> bool:
+    return bool(_SHORT.match(text)) and any(ch.isupper() for ch in text) and 2 <= len(text) <= 16
+
+
+def find_definitions(text: str) -> list[list[object]]:
+    """Every acronym definition in `text` (character offsets into `text`)."""
+    out: list[list[object]] = []
+    for m in _PAREN.finditer(text):
+        inner = m.group(1).split(";")[0].split(",")[0]
+        lead = len(inner) - len(inner.lstrip(" *_"))
+        inner_s = inner.strip(" *_")
+        if not inner_s:
+            continue
+        i_start = m.start(1) + lead
+        words_before = list(_WORD.finditer(text, max(0, m.start() - 240), m.start()))
+        if is_short_form(inner_s) and " " not in inner_s:  # Long Form (LF)
+            n = min(len(inner_s) + 5, len(inner_s) * 2)
+            window = words_before[-n:]
+            if not window:
+                continue
+            w_start = window[0].start()
+            cut = max(text.rfind(". ", w_start, m.start()), text.rfind("; ", w_start, m.start()))
+            w_start = cut + 2 if cut >= 0 else w_start
+            chunk = text[w_start:m.start()].rstrip()
+            long = _match(inner_s, chunk)
+            if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):
+                l_start = w_start + len(chunk) - len(long)
+                out.append([inner_s, long, i_start, i_start + len(inner_s), l_start, l_start + len(long), "LF(SF)"])
+        elif len(inner_s.split()) >= 2 and words_before:  # LF (Long Form)
+            short = words_before[-1].group().strip(",:;")
+            if not is_short_form(short) or words_before[-1].end() != m.start() - 1:
+                continue
+            long = _match(short, inner_s) or _match(short, inner_s, strict=False)
+            if long and long == inner_s and len(long) > len(short):
+                s_start = words_before[-1].start()
+                out.append([short, long, s_start, s_start + len(short), i_start, i_start + len(long), "SF(LF)"])
+    return out
+
+
+@Language.factory("paperkg_acronyms")
+def make_acronyms(nlp: Language, name: str) -> AcronymFinder:
+    return AcronymFinder()
+
+
+class AcronymFinder:
+    """Pipeline component: fills `doc._.kg_acronyms`."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        doc._.kg_acronyms = find_definitions(doc.text)
+        return doc

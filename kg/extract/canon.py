@@ -1,0 +1,153 @@
+"""Canonicaliser: one entity per real thing. Groups a doc's mentions by match key and acronym definition,
+picks the canonical name/type/relation, collects aliases, and derives entity-level relations."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.common import CONF_ACRONYM, CONF_PATTERN, GENERIC_ACRONYMS, KIND_BY_HEAD, Mention, mention
+from kg.extract.topics import TASK_HEADS, THREAT_HEADS
+from kg.names import match_key
+
+PROPOSE = ("proposes", "introducesDataset")
+_METHOD_HEADS = frozenset("learning fine-tuning finetuning tuning training optimization regression sampling search "
+                          "attention transformer transformers encoder decoder autoencoder estimation descent "
+                          "prompting distillation augmentation pretraining pre-training".split())
+_METRIC_HEADS = frozenset("rate score error accuracy distance divergence ratio".split())
+
+
+def type_of_long_form(long: str) -> tuple[str, str | None] | None:
+    """What a defined but unknown term is, from its head noun ("quantization-aware fine-tuning" → Method)."""
+    head = long.lower().split()[-1] if long.split() else ""
+    if head in THREAT_HEADS:
+        return "Threat", None
+    if head in TASK_HEADS:
+        return "Task", None
+    if head in _METRIC_HEADS:
+        return "Metric", None
+    if head in _METHOD_HEADS or head.split("-")[-1] in _METHOD_HEADS:
+        return "Method", "Method"
+    hit = KIND_BY_HEAD.get(head)
+    if hit and hit[0] == "Dataset":
+        return hit
+    return None
+
+
+class _Groups:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, k: str) -> str:
+        while self.parent.setdefault(k, k) != k:
+            k = self.parent[k]
+        return k
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _rank(m: Mention) -> tuple[int, float, int]:
+    return (1 if m["relation"] in PROPOSE else 0, m["confidence"], -m["start"])
+
+
+@Language.factory("paperkg_canon")
+def make_canon(nlp: Language, name: str) -> Canonicaliser:
+    return Canonicaliser()
+
+
+class Canonicaliser:
+    """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
+        acr: list[list[Any]] = doc._.kg_acronyms or []
+        ms: list[Mention] = list(doc._.kg_mentions or [])
+        ms = self._add_defined_terms(ms, acr)
+        ms = _drop_nested(ms)
+        groups = _Groups()
+        for a in acr:
+            groups.union(match_key(a[0]), match_key(a[1]))
+        for m in ms:
+            groups.union(match_key(m["name"]) or m["name"], match_key(text[m["start"]:m["end"]]) or m["name"])
+        by_group: dict[str, list[Mention]] = {}
+        for m in ms:
+            by_group.setdefault(groups.find(match_key(m["name"]) or m["name"]), []).append(m)
+        compare = doc._.kg_compare or []
+        entities = []
+        for root, group in by_group.items():
+            best = max(group, key=_rank)
+            ent: dict[str, Any] = dict(best)
+            ent["mention"] = text[best["start"]:best["end"]]
+            pair = next((a for a in acr if groups.find(match_key(a[0])) == root), None)
+            vocab = next((m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None)
+            if best["relation"] not in PROPOSE and vocab is not None:
+                ent.update(name=vocab["name"], kind=vocab["kind"], broader=vocab["broader"])
+            elif pair is not None and best["relation"] in PROPOSE and best["rule"] != "propose-variant":
+                ent["name"] = pair[0]
+            elif pair is not None and best["rule"] == "defined-term":
+                ent["name"] = pair[1]
+            if best["type"] == "Method" and best["relation"] not in PROPOSE and any(
+                    c[0] <= m["start"] < c[1] for m in group for c in compare):
+                ent["relation"] = "comparesWith"
+            if any(m["rule"] == "defined-term" or m["start"] in {a[2] for a in acr} for m in group) and pair:
+                ent["confidence"] = max(ent["confidence"], CONF_ACRONYM if vocab is None else ent["confidence"])
+            forms = [text[m["start"]:m["end"]] for m in group]
+            if pair is not None:
+                forms += [pair[0], pair[1]]
+            aliases: list[str] = []
+            for f in forms:
+                if f and f != ent["name"] and f not in aliases:
+                    aliases.append(f)
+            ent["aliases"] = aliases
+            entities.append(ent)
+        entities.sort(key=lambda e: e["start"])
+        doc._.kg_entities = entities
+        doc._.kg_relations = _relations(entities)
+        return doc
+
+    @staticmethod
+    def _add_defined_terms(ms: list[Mention], acr: list[list[Any]]) -> list[Mention]:
+        """An acronym defined in the text but unknown to the vocabulary, typed by its long form's head noun."""
+        covered = {(m["start"], m["end"]) for m in ms}
+        spans = [(m["start"], m["end"]) for m in ms]
+        out = list(ms)
+        for short, long, ss, se, ls, le, _ in acr:
+            if short.upper().rstrip("S") in GENERIC_ACRONYMS or (ss, se) in covered:
+                continue
+            if any(s <= ls < e or s < le <= e or s <= ss < e for s, e in spans):
+                continue
+            typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long))
+            if typed is not None:
+                out.append(mention(ls, le, typed[0], long, kind=typed[1], confidence=CONF_PATTERN - 0.05,
+                                   rule="defined-term", alias=short))
+        return out
+
+
+def _drop_nested(ms: list[Mention]) -> list[Mention]:
+    """A pattern mention strictly inside another mention of the same type adds nothing."""
+    keep = []
+    for m in ms:
+        inside = any(o is not m and o["type"] == m["type"] and o["start"] <= m["start"] and m["end"] <= o["end"]
+                     and (o["end"] - o["start"]) > (m["end"] - m["start"]) for o in ms)
+        if not inside or m["relation"] in PROPOSE:
+            keep.append(m)
+    return keep
+
+
+def _relations(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """defense → defendsAgainst → threat, defense → targetsDomain → domain, within one paper."""
+    out = []
+    defenses = [e for e in entities if e["relation"] in PROPOSE and e.get("kind") == "Defense"]
+    for d in defenses:
+        for e in entities:
+            if e["type"] == "Threat":
+                out.append({"subject": d, "relation": "defendsAgainst", "object": e})
+            elif e["type"] == "Domain":
+                out.append({"subject": d, "relation": "targetsDomain", "object": e})
+    return out

@@ -1,0 +1,103 @@
+"""Evaluation-context rules: datasets/benchmarks named around "dataset"/"benchmark" words and in
+"experiments on X, Y and Z", methods compared against ("compared to X", "outperforms X"), methods built on
+("with a X backbone", "built on X"), and metrics after reported numbers ("by 4.2% on task success")."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.common import CONF_PATTERN, CONF_WEAK, NAME_RE, mention, mentions, name_strength
+from kg.extract.lexicon import Lexicon, load_lexicon
+
+_DS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|testbeds?|collections?)"
+# "on the X, Y, and Z datasets": a list of names right before a dataset word
+_LIST_BEFORE = re.compile(r"((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
+                          r"[\w.+-]+)\s+" + _DS + r"\b")
+# "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
+_LIST_AFTER = re.compile(_DS + r"\s*(?:,\s*)?(?:\(|such as|including|like|e\.g\.,?|namely|:)\s*"
+                         r"((?:[\w.+-]+\s*(?:,|and|or|,\s*and)\s*)*[\w.+-]+)", re.I)
+_APPOS = re.compile(r"\b" + _DS + r"\s+([A-Z][\w.+-]*)")
+_EVAL = re.compile(r"\b(experiments?|evaluat\w*|results?|experimented|tested|trained|test|validat\w*)\s+"
+                   r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,|and|or|,\s*and)"
+                   r"\s*)*[\w.+-]+)", re.I)
+_COMPARE = re.compile(r"\b(compared (?:to|with|against)|comparisons? (?:to|with|against)|outperform\w*|"
+                      r"surpass\w*|baselines?(?: such as| including| like)?|than|over|against|versus|vs\.?)\s+"
+                      r"(?:(?:the|state-of-the-art|strong|existing|prior|prominent|techniques|methods|approaches|"
+                      r"baselines|models|such as|including|like|e\.g\.)[\s,]+)*"
+                      r"((?:[\w.+-]+\s*(?:,|and|or|,\s*and)\s*)*[\w.+-]+)", re.I)
+_USES = re.compile(r"\b(built (?:up)?on|based on|on top of|backbones?(?: such as)?|with an? |paired with an? )"
+                   r"((?:[\w.+-]+\s+){0,2}[\w.+-]+)", re.I)
+_METRIC = re.compile(r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|gains?|increase)\s+)?(?:on|in)\s+"
+                     r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b", re.I)
+_GENERIC_WORDS = {"The", "This", "These", "Our", "We", "In", "On", "It", "Its", "All", "Both", "Each", "A", "An"}
+
+
+def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str]]:
+    out = []
+    for m in NAME_RE.finditer(text):
+        w = m.group()
+        if w not in _GENERIC_WORDS and name_strength(w) >= min_strength:
+            out.append((start + m.start(), start + m.end(), w))
+    return out
+
+
+@Language.factory("paperkg_evaluation", default_config={"base_iri": "https://w3id.org/paperkg/"})
+def make_evaluation(nlp: Language, name: str, base_iri: str) -> EvaluationRules:
+    return EvaluationRules(load_lexicon(base_iri))
+
+
+class EvaluationRules:
+    """Pipeline component: dataset, comparison, usage and metric mentions; marks comparison spans."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+
+    def _known(self, word: str) -> bool:
+        return self.lexicon.lookup(word) is not None
+
+    def __call__(self, doc: Doc) -> Doc:
+        out = mentions(doc)
+        compare: list[list[int]] = []
+        for sent in doc.sents:
+            text, off = sent.text, sent.start_char
+            for m in _LIST_BEFORE.finditer(text):
+                for s, e, w in _names(m.group(1), off + m.start(1), 1):
+                    if not self._known(w):
+                        out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
+                                           rule="dataset-list"))
+            for rx in (_LIST_AFTER, _APPOS):
+                for m in rx.finditer(text):
+                    for s, e, w in _names(m.group(1), off + m.start(1), 1):
+                        if not self._known(w):
+                            out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
+                                               rule="dataset-such-as"))
+            for m in _EVAL.finditer(text):
+                for s, e, w in _names(m.group(3), off + m.start(3), 2):
+                    if not self._known(w):
+                        out.append(mention(s, e, "Dataset", w, kind="Dataset", confidence=CONF_WEAK,
+                                           rule="evaluated-on"))
+            for m in _COMPARE.finditer(text):
+                compare.append([off + m.start(2), off + m.end(2)])
+                for s, e, w in _names(m.group(2), off + m.start(2), 2):
+                    if not self._known(w):
+                        out.append(mention(s, e, "Method", w, kind="Method", relation="comparesWith",
+                                           confidence=CONF_PATTERN - 0.1, rule="compare-pattern"))
+            for m in _USES.finditer(text):
+                for s, e, w in _names(m.group(2), off + m.start(2), 2):
+                    if not self._known(w) and m.group(1).lower().startswith(("built", "based", "on top", "backbone")):
+                        out.append(mention(s, e, "Method", w, kind="Method", confidence=CONF_WEAK + 0.05,
+                                           rule="uses-pattern"))
+            for m in _METRIC.finditer(text):
+                phrase = m.group(1)
+                if not self._known(phrase):
+                    out.append(mention(off + m.start(1), off + m.end(1), "Metric", phrase.lower(),
+                                       confidence=CONF_PATTERN - 0.1, rule="metric-after-number"))
+        doc._.kg_compare = compare
+        return doc
+
+
+def _kind(text: str) -> str:
+    return "Benchmark" if re.search(r"benchmark|suite|testbed", text, re.I) else "Dataset"

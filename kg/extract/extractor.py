@@ -1,0 +1,116 @@
+"""The public extractor: papers in, `Extraction`s out (same order), and the stable JSON line of one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+from spacy.tokens import Doc
+
+from kg.extract.fields import SEPARATOR, join_fields
+from kg.extract.pipeline import build_nlp
+from kg.settings import DEFAULT_BASE_IRI
+from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
+
+VERSION = "0.1.0"
+MAX_ABSTRACT = 100_000
+MAX_TITLE = 2_000
+
+
+def _ref(r: list[Any] | None) -> EntityRef | None:
+    if not r:
+        return None
+    t: EntityType = r[0]
+    return EntityRef(t, str(r[1]), r[2])
+
+
+class Extractor:
+    """Extracts links (paper → entity, with evidence) from titles and abstracts."""
+
+    def __init__(self, base_iri: str = DEFAULT_BASE_IRI) -> None:
+        self.base_iri = base_iri
+        self.nlp = build_nlp(base_iri)
+
+    def _prepare(self, paper: Paper) -> tuple[str, tuple[str, ...]]:
+        notes: list[str] = []
+        title, abstract = paper.title or "", paper.abstract or ""
+        if len(title) > MAX_TITLE:
+            title, _ = title[:MAX_TITLE], notes.append(f"title truncated to {MAX_TITLE} characters")
+        if len(abstract) > MAX_ABSTRACT:
+            abstract, _ = abstract[:MAX_ABSTRACT], notes.append(f"abstract truncated to {MAX_ABSTRACT} characters")
+        return join_fields(title, abstract), tuple(notes)
+
+    def extract(self, papers: Iterable[Paper], *, n_process: int = 1, batch_size: int = 32) -> Iterator[Extraction]:
+        """Extractions in input order; `n_process` > 1 runs the spaCy pipeline in worker processes."""
+        pending: list[tuple[Paper, tuple[str, ...]]] = []
+
+        def texts() -> Iterator[str]:
+            for p in papers:
+                text, notes = self._prepare(p)
+                pending.append((p, notes))
+                yield text
+
+        for doc in self.nlp.pipe(texts(), batch_size=batch_size, n_process=n_process):
+            paper, notes = pending.pop(0)
+            yield self._extraction(paper, doc, notes)
+
+    def extract_one(self, paper: Paper) -> Extraction:
+        text, notes = self._prepare(paper)
+        return self._extraction(paper, self.nlp(text), notes)
+
+    def _extraction(self, paper: Paper, doc: Doc, notes: tuple[str, ...]) -> Extraction:
+        boundary = doc.text.find(SEPARATOR)
+        links: list[Link] = []
+        refs: dict[int, EntityRef] = {}
+        evidence: dict[int, Evidence] = {}
+        for ent in doc._.kg_entities or []:
+            ev = _evidence(doc, ent, boundary)
+            if ev is None:
+                continue
+            ref = EntityRef(ent["type"], ent["name"], ent.get("kind"))
+            refs[id(ent)], evidence[id(ent)] = ref, ev
+            links.append(Link(relation=ent["relation"], entity=ref, evidence=ev,
+                              aliases=tuple(ent.get("aliases") or ()), variant_of=_ref(ent.get("variant_of")),
+                              broader=tuple(b for x in ent.get("broader") or () if (b := _ref(x)) is not None)))
+        relations = []
+        for r in doc._.kg_relations or []:
+            s, o = r["subject"], r["object"]
+            ev = _evidence(doc, o, boundary)
+            if ev is not None:
+                relations.append(Relation(EntityRef(s["type"], s["name"], s.get("kind")), r["relation"],
+                                          EntityRef(o["type"], o["name"], o.get("kind")), ev))
+        return Extraction(paper=paper, links=tuple(links), relations=tuple(relations),
+                          code_urls=tuple(doc._.kg_code or ()), extractor_version=VERSION, notes=notes)
+
+
+def _evidence(doc: Doc, ent: dict[str, Any], boundary: int) -> Evidence | None:
+    start, end = int(ent["start"]), int(ent["end"])
+    field: Literal["title", "abstract"] = "title"
+    shift = 0
+    if start >= boundary + len(SEPARATOR):
+        field, shift = "abstract", boundary + len(SEPARATOR)
+    elif end > boundary:
+        return None
+    span = doc.char_span(start, end, alignment_mode="expand")
+    sentence = span.sent.text.strip() if span is not None else doc.text[start:end]
+    return Evidence(sentence=sentence, mention=doc.text[start:end], start=start - shift, end=end - shift,
+                    confidence=round(float(ent["confidence"]), 3), field=field, rule=str(ent.get("rule", "")))
+
+
+def to_json(ex: Extraction) -> dict[str, Any]:
+    """The stable `kg extract --format jsonl` line of one extraction."""
+    return {
+        "id": ex.paper.id,
+        "title": ex.paper.title,
+        "entities": [{
+            "name": lk.entity.name, "type": lk.entity.type, "kind": lk.entity.kind, "relation": lk.relation,
+            "mention": lk.evidence.mention, "evidence": lk.evidence.sentence, "start": lk.evidence.start,
+            "end": lk.evidence.end, "confidence": lk.evidence.confidence,
+        } for lk in ex.links],
+        "relations": [{
+            "subject": r.subject.name, "subject_type": r.subject.type, "relation": r.relation,
+            "object": r.object.name, "object_type": r.object.type, "evidence": r.evidence.sentence,
+            "confidence": r.evidence.confidence,
+        } for r in ex.relations],
+        "code": list(ex.code_urls),
+    }

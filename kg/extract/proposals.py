@@ -1,0 +1,171 @@
+"""Proposed artefacts: "we propose X", "X, a novel …", "named/dubbed X", "X: …" titles, acronym definitions
+next to a proposal verb, the repository name of the paper's own code URL, and named variants ("X-Aug")."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from kg.extract.common import (CONF_PATTERN, CONF_WEAK, KIND_BY_HEAD, NAME_RE, mention, mentions,
+                               name_strength)
+from kg.extract.lexicon import Lexicon, load_lexicon
+from kg.types import EntityRef
+
+_WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
+_VERB = re.compile(r"\b(propos|present|introduc|develop|design|devis|build|construct|creat|releas|curat|"
+                   r"contribut|formulat|offer|establish|collect|put forward)(e|es|ed|ing|s)?\b", re.I)
+_NAMING = re.compile(r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I)
+_STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using)\b|[;:]",
+                   re.I)
+_NOVEL = re.compile(r"^\s*,\s*(a|an)\s+((novel|new|simple|first|unified|general|effective|efficient|scalable|"
+                    r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)", re.I)
+_TITLE_STOP = {"position", "survey", "review", "tutorial", "towards", "toward", "beyond", "rethinking", "revisiting",
+               "understanding", "on", "when", "why", "how", "what", "is", "are", "do", "does", "can", "benchmarking"}
+_REPO = re.compile(r"(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(?:datasets/)?[\w.-]+/([\w.-]+)",
+                   re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def kind_near(text: str) -> tuple[str, str] | None:
+    """The first artefact head noun in `text` ("a convex learning algorithm" → Method/Algorithm)."""
+    for w in _WORD.findall(text):
+        hit = KIND_BY_HEAD.get(w.lower())
+        if hit:
+            return hit
+    return None
+
+
+@Language.factory("paperkg_proposals", default_config={"base_iri": "https://w3id.org/paperkg/"})
+def make_proposals(nlp: Language, name: str, base_iri: str) -> ProposalFinder:
+    return ProposalFinder(load_lexicon(base_iri))
+
+
+class ProposalFinder:
+    """Pipeline component: appends `proposes` / `introducesDataset` mentions."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+
+    def __call__(self, doc: Doc) -> Doc:
+        title_end: int = doc._.kg_title_end or 0
+        acr = doc._.kg_acronyms or []
+        found: dict[str, tuple[int, int, str, tuple[str, str] | None, float, str]] = {}
+
+        def add(start: int, end: int, name: str, kind: tuple[str, str] | None, conf: float, rule: str) -> None:
+            if name not in found or found[name][4] < conf:
+                found[name] = (start, end, name, kind, conf, rule)
+
+        for sent in doc.sents:
+            self._sentence(sent, acr, add)
+        if title_end:
+            self._title(doc, title_end, add, found)
+        for url in doc._.kg_code or []:
+            m = _REPO.search(url)
+            pos = doc.text.find(url)
+            if m and pos >= 0:
+                repo = m.group(1).removesuffix(".git")
+                if name_strength(repo) == 2 and self.lexicon.lookup(repo) is None and repo not in found:
+                    add(pos + m.start(1), pos + m.start(1) + len(repo), repo, None, CONF_WEAK + 0.05, "code-repo")
+        # named variants of a proposed name: "MELON-Aug"
+        for m in NAME_RE.finditer(doc.text):
+            w = m.group()
+            base = w.split("-")[0]
+            if "-" in w and base in found and w not in found and found[base][4] > CONF_WEAK + 0.05:
+                b = found[base]
+                add(m.start(), m.end(), w, b[3], CONF_PATTERN, "propose-variant:" + base)
+        out = mentions(doc)
+        for start, end, name, kind, conf, rule in found.values():
+            type_, k = kind or ("Method", "Method")
+            rel = "introducesDataset" if type_ == "Dataset" else "proposes"
+            variant = None
+            if rule.startswith("propose-variant:"):
+                base = rule.split(":", 1)[1]
+                rule = "propose-variant"
+                variant = EntityRef("Dataset" if type_ == "Dataset" else "Method", base, k)
+            out.append(mention(start, end, type_, name, kind=k, relation=rel, confidence=conf, rule=rule,
+                               variant_of=variant))
+        return doc
+
+    def _ok(self, word: str, strength_needed: int, sent_start: bool) -> bool:
+        if name_strength(word, sent_start) < strength_needed:
+            return False
+        return self.lexicon.lookup(word) is None
+
+    def _sentence(self, sent: Span, acr: list[list[object]], add: object) -> None:
+        text, off = sent.text, sent.start_char
+        adder = add  # typed loosely: (start, end, name, kind, conf, rule) -> None
+        verb = _VERB.search(text) if _WE.search(text) else None
+        if verb is None:
+            verb = re.search(r"\b(proposing|introducing|presenting)\b|\b(is|are) (proposed|introduced)\b", text, re.I)
+        if verb is not None:
+            stop = _STOP.search(text, verb.end())
+            w_end = stop.start() if stop else len(text)
+            window = (off + verb.end(), off + min(w_end, verb.end() + 120))
+            cands: list[tuple[int, int, str]] = []
+            for a in acr:
+                s, e = int(a[2]), int(a[3])  # type: ignore[call-overload]
+                ls = int(a[4])  # type: ignore[call-overload]
+                if window[0] <= min(s, ls) < window[1] and self.lexicon.lookup(str(a[1])) is None:
+                    cands.append((min(s, ls), e, str(a[0])))
+            for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
+                if any(c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
+                       for c in cands):
+                    continue
+                named = bool(_NAMING.search(text[max(0, m.start() - 20):m.start()]))
+                appos = bool(re.match(r"\s*[,(:]", text[m.end():]))
+                if self._ok(m.group(), 1 if (named or appos) else 2, False):
+                    cands.append((off + m.start(), off + m.end(), m.group()))
+            if cands:
+                s, e, name = min(cands)
+                if _in_long(acr, s) or name_strength(name) or True:
+                    kind = kind_near(text[e - off: e - off + 80]) if re.match(r"\s*[,(]", text[e - off:]) else None
+                    kind = kind or kind_near(text[verb.end(): s - off][-60:]) or kind_near(text[e - off:][:80])
+                    ns, ne = _short_span(acr, s, e, name)
+                    adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
+        for m in NAME_RE.finditer(text):
+            after = text[m.end():]
+            before = text[max(0, m.start() - 25):m.start()]
+            sent_start = m.start() == 0
+            if _NOVEL.match(after) and self._ok(m.group(), 1, sent_start):
+                kind = kind_near(after[:80])
+                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "novel-apposition")  # type: ignore[operator]
+            elif _NAMING.search(before) and (_WE.search(text) or verb) and self._ok(m.group(), 1, sent_start):
+                kind = kind_near(text[max(0, m.start() - 60):m.start()]) or kind_near(after[:60])
+                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "named-pattern")  # type: ignore[operator]
+
+    def _title(self, doc: Doc, title_end: int, add: object, found: dict[str, object]) -> None:
+        """"X: a ..." titles, and "…: X for …" when X recurs in the abstract or the code URL."""
+        title = doc.text[:title_end]
+        abstract = doc.text[title_end:]
+        code = " ".join(doc._.kg_code or [])
+        adder = add
+        if ":" in title:
+            head, rest = title.split(":", 1)
+            words = head.split()
+            if 1 <= len(words) <= 3 and words[0].lower() not in _TITLE_STOP:
+                name = head.strip()
+                strength = max(name_strength(w) for w in words)
+                recurs = re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", abstract) is not None
+                if (strength == 2 or recurs or name in code) and self.lexicon.lookup(name) is None:
+                    conf = CONF_PATTERN + 0.1 if (recurs or name in found) else CONF_PATTERN - 0.1
+                    start = title.find(name)
+                    adder(start, start + len(name), name, kind_near(rest[:60]), conf, "title-colon")  # type: ignore[operator]
+            m = re.match(r"\s*([A-Z][\w]*(?:-[\w]+)+|[A-Za-z]*[A-Z][\w]*[A-Z][\w]*)\s+(for|of|in|with|:)\b", rest)
+            if m and name_strength(m.group(1)) == 2 and self.lexicon.lookup(m.group(1)) is None:
+                name = m.group(1)
+                if name in abstract or name in code:
+                    start = len(head) + 1 + m.start(1)
+                    adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")  # type: ignore[operator]
+
+
+def _in_long(acr: list[list[object]], pos: int) -> bool:
+    return any(int(a[4]) <= pos < int(a[5]) for a in acr)  # type: ignore[call-overload]
+
+
+def _short_span(acr: list[list[object]], s: int, e: int, name: str) -> tuple[int, int]:
+    for a in acr:
+        if a[0] == name:
+            return int(a[2]), int(a[3])  # type: ignore[call-overload]
+    return s, e

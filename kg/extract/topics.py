@@ -1,0 +1,117 @@
+"""Tasks, threats and domains written as noun phrases: "for image/video generation", "we study X
+forecasting", "tasks such as crop mapping", "backdoor attacks", "adaptive adversaries", "web agents".
+
+A phrase counts only when its head noun says what it is (a task nominalisation, an attack word, "agents")
+and it has a content modifier, so "the task" or "sophisticated attacks" give nothing."""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from kg.extract.common import CONF_PATTERN, CONF_WEAK, mention, mentions
+from kg.names import singular
+
+TASK_HEADS = frozenset(
+    "generation prediction detection forecasting classification recognition segmentation estimation "
+    "recommendation retrieval translation summarization answering clustering mapping tracking captioning "
+    "synthesis completion reconstruction localization parsing planning navigation editing matching ranking "
+    "quantization pruning simulation reasoning grounding inpainting denoising restoration super-resolution "
+    "discovery imputation compression distillation unlearning alignment manipulation verification "
+    "extraction labeling labelling tagging modeling modelling understanding design".split())
+THREAT_HEADS = {"attack": "attack", "attacks": "attack", "adversary": "adversary", "adversaries": "adversary",
+                "perturbation": "perturbation", "perturbations": "perturbation", "injection": "injection",
+                "jailbreaks": "jailbreak", "jailbreak": "jailbreak", "backdoors": "backdoor", "poisoning": "poisoning"}
+DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
+STOP_MODS = frozenset(
+    "a an the this that these those our their its his her such other various several many multiple different "
+    "new novel existing prior previous current recent proposed efficient effective robust accurate better "
+    "improved strong stronger successful sophisticated simple general generic standard typical common key "
+    "significant challenging difficult complex important downstream specific same further more most less "
+    "real-world practical large small high low good poor fine full final first second two three diverse "
+    "unified overall total any all each both some few many several fast faster scalable reliable".split())
+_NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
+_CUES = frozenset("for address addresses addressing tackle tackles tackling study studies studying on "
+                  "consider considers solve solves improve improves in of to toward towards".split())
+
+
+def phrase_left(head: Token) -> tuple[int, list[Token]]:
+    """The head with the content modifiers directly to its left (stops at determiners and evaluative words)."""
+    doc, i = head.doc, head.i
+    toks: list[Token] = []
+    j = i - 1
+    while j >= 0 and (doc[j].tag_ in _NOUNISH or doc[j].text == "/") and doc[j].lower_ not in STOP_MODS \
+            and i - j <= 5:
+        if doc[j].tag_ == "HYPH" or doc[j].text == "/" and (j == 0 or doc[j - 1].tag_ not in _NOUNISH):
+            break
+        toks.insert(0, doc[j])
+        j -= 1
+    while toks and (toks[0].tag_ in ("HYPH", "CD") or toks[0].text == "/"):
+        toks.pop(0)
+    return j, toks
+
+
+def _text(doc: Doc, toks: list[Token], head: Token) -> tuple[int, int, str]:
+    start = toks[0].idx if toks else head.idx
+    end = head.idx + len(head.text)
+    return start, end, doc.text[start:end]
+
+
+@Language.factory("paperkg_topics")
+def make_topics(nlp: Language, name: str) -> TopicRules:
+    return TopicRules()
+
+
+class TopicRules:
+    """Pipeline component: task, threat and domain phrase mentions."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        out = mentions(doc)
+        title_end: int = doc._.kg_title_end or 0
+        for tok in doc:
+            low = tok.lower_
+            if tok.tag_ not in ("NN", "NNS", "NNP", "VBG"):
+                continue
+            if low in TASK_HEADS:
+                left, mods = phrase_left(tok)
+                if not mods or not any(t.tag_ in ("NN", "NNS", "NNP", "JJ", "VBG") for t in mods):
+                    continue
+                cue = doc[left].lower_ if left >= 0 else ""
+                in_title = tok.idx < title_end
+                if not (in_title or cue in _CUES or (tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in
+                                                      ("task", "tasks", "problem", "problems"))):
+                    continue
+                conf = CONF_PATTERN - 0.1 if in_title else CONF_WEAK + 0.15
+                for start, end, text in self._split_slash(doc, mods, tok):
+                    out.append(mention(start, end, "Task", _canon_task(text), confidence=conf, rule="task-phrase"))
+            elif low in THREAT_HEADS:
+                _, mods = phrase_left(tok)
+                if mods and mods[-1].tag_ != "CD":
+                    start, end, text = _text(doc, mods, tok)
+                    name = " ".join([*text.split()[:-1], THREAT_HEADS[low]])
+                    out.append(mention(start, end, "Threat", name, confidence=CONF_PATTERN - 0.1,
+                                       rule="threat-phrase"))
+            elif low in DOMAIN_HEADS:
+                _, mods = phrase_left(tok)
+                if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
+                    start, end, text = _text(doc, mods, tok)
+                    name = " ".join([*text.split()[:-1], "agents"])
+                    out.append(mention(start, end, "Domain", name, confidence=CONF_WEAK + 0.1, rule="domain-phrase"))
+        return doc
+
+    @staticmethod
+    def _split_slash(doc: Doc, mods: list[Token], head: Token) -> list[tuple[int, int, str]]:
+        """"image/video generation" → image generation, video generation."""
+        start, end, text = _text(doc, mods, head)
+        if "/" not in text.split()[0] or len(text.split()) != 2:
+            return [(start, end, text)]
+        first, rest = text.split(" ", 1)
+        return [(start, end, f"{alt} {rest}") for alt in first.split("/") if alt]
+
+
+def _canon_task(text: str) -> str:
+    words = text.split()
+    words = [w if w.isupper() else w.lower() for w in words]
+    if words and words[-1] not in ("series",):
+        words[-1] = singular(words[-1]) if words[-1].endswith("s") else words[-1]
+    return " ".join(words)

@@ -1,0 +1,138 @@
+"""Vocabulary matcher: curated SKOS labels found in the text (PhraseMatcher), plus name-shaped words looked up
+by match key, with resolution/size suffixes stripped ("ImageNet256×256" → ImageNet) and named variants
+("CIFAR-10-LT" variant of CIFAR-10, "LLaMA3" variant of Llama)."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+from spacy.util import filter_spans
+
+from kg.extract.common import CONF_PATTERN, CONF_VOCAB, CONF_VOCAB_CASE, NAME_RE, mention, mentions
+from kg.extract.lexicon import LexEntry, Lexicon, load_lexicon
+from kg.names import match_key
+from kg.types import EntityRef
+
+_RESOLUTION = re.compile(r"^\s*(?:\$\\times\$|\\times|×|x)\s*\d+")  # "256$\times$256", "64×64"
+_TRAILING_NUM = re.compile(r"[-_ ]?\d+$")
+_MODEL_SIZE = re.compile(r"(?i)[-_ ]?(\d+(\.\d+)?[bmk]|instruct|chat|base|it|hf|v\d+(\.\d+)?)$")
+_VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
+
+
+def _variants(label: str) -> set[str]:
+    forms = {label, label.replace("-", " ")}
+    out = set(forms)
+    for f in forms:
+        if f and f[-1].isalpha() and not f.endswith("s") and not f.isupper():
+            out.add(f + "s")
+    return out
+
+
+@Language.factory("paperkg_vocab", default_config={"base_iri": "https://w3id.org/paperkg/"})
+def make_vocab_matcher(nlp: Language, name: str, base_iri: str) -> VocabMatcher:
+    return VocabMatcher(nlp, load_lexicon(base_iri))
+
+
+class VocabMatcher:
+    """Pipeline component: appends vocabulary mentions to `doc._.kg_mentions`."""
+
+    def __init__(self, nlp: Language, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self.lower = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.entries: dict[str, LexEntry] = {}
+        for i, e in enumerate(lexicon.entries):
+            key = str(i)
+            self.entries[key] = e
+            labels = set(e.labels) | set(e.hidden)
+            forms = sorted({v for lab in labels for v in _variants(lab)})
+            docs = [nlp.make_doc(f) for f in forms]
+            (self.exact if e.case_sensitive else self.lower).add(key, docs)
+
+    def __call__(self, doc: Doc) -> Doc:
+        out = mentions(doc)
+        strings = doc.vocab.strings
+        found = []
+        for matcher, conf in ((self.exact, CONF_VOCAB_CASE), (self.lower, CONF_VOCAB)):
+            for match_id, start, end in matcher(doc):
+                span = doc[start:end]
+                span.label_ = strings[match_id]
+                found.append((span, conf))
+        conf_of = {(s.start, s.end): c for s, c in found}
+        covered = [False] * (len(doc.text) + 1)
+        for span in filter_spans([s for s, _ in found]):
+            e = self.entries[span.label_]
+            conf = conf_of[(span.start, span.end)]
+            if not e.case_sensitive and span.text in e.labels:
+                conf = CONF_VOCAB_CASE
+            out.append(mention(span.start_char, span.end_char, e.ref.type, e.ref.name, kind=e.ref.kind,
+                               confidence=conf, rule="vocab", broader=e.broader))
+            for i in range(span.start_char, span.end_char):
+                covered[i] = True
+        for m in NAME_RE.finditer(doc.text):
+            if not covered[m.start()] and any(ch.isupper() or ch.isdigit() for ch in m.group()):
+                self._name_word(doc, m.group(), m.start())
+        return doc
+
+    def _name_word(self, doc: Doc, word: str, start: int) -> None:
+        """A capitalised/digit-bearing word not matched as a phrase: key lookup, suffixes, variants."""
+        out = mentions(doc)
+        lex = self.lexicon
+        end = start + len(word)
+        e = lex.lookup(word)
+        if e is not None and not e.case_sensitive:
+            if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end:end + 8])):
+                name = f"{e.ref.name} {v.group(1)}"
+                out.append(mention(start, end + v.end(), "Model", name, kind="Model", confidence=CONF_VOCAB,
+                                   rule="vocab-version", variant_of=e.ref))
+                return
+            out.append(mention(start, end, e.ref.type, e.ref.name, kind=e.ref.kind, confidence=CONF_VOCAB,
+                               rule="vocab-key", broader=e.broader))
+            return
+        if e is not None:
+            return
+        # "ImageNet256$\times$256": a resolution suffix is not part of the name.
+        if _RESOLUTION.match(doc.text[end:end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
+            out.append(mention(start, end, base.ref.type, base.ref.name, kind=base.ref.kind,
+                               confidence=CONF_VOCAB, rule="vocab-resolution", broader=base.broader))
+            return
+        self._variant(doc, word, start)
+
+    def _variant(self, doc: Doc, word: str, start: int) -> None:
+        out = mentions(doc)
+        lex = self.lexicon
+        # Model families with version/size: "Llama-2-7B", "Qwen2.5", "LLaMA3" → own entity, variant of the family.
+        stem = word
+        while (m := _MODEL_SIZE.search(stem)) and m.start() > 0:
+            stem = stem[: m.start()]
+        family = None
+        for cut in range(len(stem), 1, -1):
+            head = stem[:cut]
+            if (f := lex.lookup(head)) is not None and f.ref.type == "Model" and not head[-1:].isdigit():
+                family = f
+                break
+        if family is not None and stem[len(head):].strip("-. ") and any(c.isdigit() for c in stem[len(head):]):
+            name = stem if stem[len(head)] in "-. " else stem
+            exact = lex.lookup(stem)
+            if exact is not None:
+                out.append(mention(start, start + len(word), exact.ref.type, exact.ref.name, kind=exact.ref.kind,
+                                   confidence=CONF_VOCAB, rule="vocab-model-size"))
+            else:
+                out.append(mention(start, start + len(word), "Model", name, kind="Model", confidence=CONF_PATTERN,
+                                   rule="model-version", variant_of=family.ref))
+            return
+        if family is not None and stem != word:
+            out.append(mention(start, start + len(word), "Model", family.ref.name, kind="Model",
+                               confidence=CONF_VOCAB, rule="vocab-model-size"))
+            return
+        # "CIFAR-10-LT", "SVHN-LT": a named variant of a known dataset/method is its own entity.
+        if "-" in word:
+            base_word = word.rsplit("-", 1)[0]
+            base = lex.lookup(base_word)
+            if base is not None and base.ref.type in ("Dataset", "Method", "Model") and not base.case_sensitive:
+                out.append(mention(start, start + len(word), base.ref.type, word, kind=base.ref.kind,
+                                   confidence=CONF_PATTERN, rule="vocab-variant",
+                                   variant_of=EntityRef(base.ref.type, base.ref.name, base.ref.kind)))
