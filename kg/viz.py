@@ -1,0 +1,291 @@
+"""Pictures of a neighbourhood: a standalone vis-network HTML page, or an SVG/PNG drawn with matplotlib.
+
+The graph library (vis-network) comes from the pyvis package, which ships its built files; nothing is
+fetched from a CDN, so the HTML works when opened from disk and the explorer page works offline.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from kg.query import QueryContext
+
+VIS_VERSION = "9.1.2"
+IMAGE_SUFFIXES = (".svg", ".png")
+HTML_SUFFIXES = (".html", ".htm")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStyle:
+    """How one node type is drawn: fill colour, vis-network shape, matplotlib marker."""
+
+    color: str
+    shape: str
+    marker: str
+
+
+# One table for the explorer page, `kg viz` HTML and the static pictures.
+TYPE_STYLES: dict[str, NodeStyle] = {
+    "Paper": NodeStyle("#4e79a7", "box", "s"),
+    "Task": NodeStyle("#f28e2b", "ellipse", "o"),
+    "Dataset": NodeStyle("#59a14f", "database", "D"),
+    "Method": NodeStyle("#e15759", "dot", "o"),
+    "Metric": NodeStyle("#b07aa1", "diamond", "d"),
+    "Model": NodeStyle("#76b7b2", "hexagon", "h"),
+    "Domain": NodeStyle("#edc948", "triangle", "^"),
+    "Threat": NodeStyle("#9c755f", "star", "*"),
+}
+UNKNOWN_STYLE = NodeStyle("#bab0ac", "dot", "o")
+
+
+def style_of(node_type: str) -> NodeStyle:
+    """The style for a node type, case-insensitively ("DATASET" and "Dataset" look the same)."""
+    return TYPE_STYLES.get(node_type.capitalize(), UNKNOWN_STYLE)
+
+
+@dataclass(frozen=True, slots=True)
+class VizNode:
+    id: str
+    label: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class VizEdge:
+    source: str
+    target: str
+    relation: str
+
+
+@dataclass(frozen=True, slots=True)
+class VizGraph:
+    """A neighbourhood to draw; `truncated` counts nodes the query layer left out."""
+
+    nodes: tuple[VizNode, ...]
+    edges: tuple[VizEdge, ...]
+    truncated: int = 0
+    center: str | None = None
+
+
+class _NodeLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+
+
+class _EdgeLike(Protocol):
+    @property
+    def source(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def relation(self) -> str: ...
+
+
+class SubgraphLike(Protocol):
+    """What the query layer's neighbourhood function returns (duck-typed)."""
+
+    @property
+    def nodes(self) -> Iterable[_NodeLike]: ...
+    @property
+    def edges(self) -> Iterable[_EdgeLike]: ...
+    @property
+    def truncated(self) -> int: ...
+
+
+def from_subgraph(sub: SubgraphLike, center: str | None = None) -> VizGraph:
+    """Copy any Subgraph-shaped object (nodes with id/label/type, edges with source/target/relation)."""
+    return VizGraph(
+        nodes=tuple(VizNode(str(n.id), str(n.label), str(n.type)) for n in sub.nodes),
+        edges=tuple(VizEdge(str(e.source), str(e.target), str(e.relation)) for e in sub.edges),
+        truncated=int(sub.truncated),
+        center=center,
+    )
+
+
+# --- vis-network, as shipped by pyvis ---------------------------------------------------------------
+def vis_dir() -> Traversable:
+    """The folder of vis-network's built files inside the installed pyvis package."""
+    return files("pyvis").joinpath("lib", f"vis-{VIS_VERSION}")
+
+
+def vis_asset(name: str) -> Traversable:
+    """`vis-network.min.js` or `vis-network.css` from pyvis; FileNotFoundError when pyvis lacks it."""
+    path = vis_dir().joinpath(name)
+    if not path.is_file():
+        raise FileNotFoundError(f"pyvis does not ship {name}; install pyvis==0.3.2")
+    return path
+
+
+def vis_data(graph: VizGraph) -> dict[str, list[dict[str, Any]]]:
+    """vis-network DataSet items for the graph: styled nodes and relation-labelled arrows."""
+    nodes = []
+    for n in graph.nodes:
+        st = style_of(n.type)
+        nodes.append({
+            "id": n.id, "label": short_label(n.label, 28), "title": f"{n.type}: {n.label}",
+            "shape": st.shape, "color": st.color, "group": n.type,
+            "borderWidth": 3 if n.id == graph.center else 1,
+        })
+    edges = [
+        {"id": f"{e.source}|{e.relation}|{e.target}", "from": e.source, "to": e.target,
+         "label": e.relation, "title": e.relation, "arrows": "to"}
+        for e in graph.edges
+    ]
+    return {"nodes": nodes, "edges": edges}
+
+
+_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>{vis_css}</style>
+<style>
+body {{ margin: 0; font: 14px system-ui, sans-serif; }}
+header {{ padding: 6px 12px; border-bottom: 1px solid #ddd; }}
+#graph {{ position: absolute; top: 64px; bottom: 0; left: 0; right: 0; }}
+.key {{ display: inline-block; margin-right: 12px; }}
+.swatch {{ display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px; }}
+</style></head>
+<body><header><strong>{title}</strong> {note}<div>{legend}</div></header><div id="graph"></div>
+<script>{vis_js}</script>
+<script id="kg-data" type="application/json">{data}</script>
+<script>
+const data = JSON.parse(document.getElementById("kg-data").textContent);
+const network = new vis.Network(document.getElementById("graph"),
+  {{ nodes: new vis.DataSet(data.nodes), edges: new vis.DataSet(data.edges) }},
+  {{ edges: {{ font: {{ size: 10, align: "middle" }}, smooth: {{ type: "dynamic" }} }},
+    nodes: {{ font: {{ size: 14 }} }}, physics: {{ stabilization: {{ iterations: 300 }} }},
+    interaction: {{ hover: true, tooltipDelay: 100 }} }});
+</script></body></html>
+"""
+
+
+def to_html(graph: VizGraph, title: str = "paperkg neighbourhood") -> str:
+    """A self-contained HTML page (vis-network inlined) that works when opened from disk."""
+    data = json.dumps(vis_data(graph), ensure_ascii=False).replace("</", "<\\/")
+    types = sorted({n.type for n in graph.nodes})
+    legend = "".join(
+        f'<span class="key"><span class="swatch" style="background:{style_of(t).color}"></span>'
+        f"{html.escape(t)}</span>" for t in types
+    )
+    note = f"({graph.truncated} more not shown)" if graph.truncated else ""
+    return _HTML.format(
+        title=html.escape(title), note=note, legend=legend, data=data,
+        vis_css=vis_asset("vis-network.css").read_text(encoding="utf-8"),
+        vis_js=vis_asset("vis-network.min.js").read_text(encoding="utf-8").replace("</script", "<\\/script"),
+    )
+
+
+# --- static pictures --------------------------------------------------------------------------------
+def short_label(text: str, width: int = 22, lines: int = 2) -> str:
+    """Wrap a label to at most `lines` lines of `width` characters, ending in … when cut."""
+    wrapped = textwrap.wrap(text, width=width) or [text]
+    if len(wrapped) > lines:
+        wrapped = wrapped[:lines]
+        wrapped[-1] = wrapped[-1][: width - 1].rstrip() + "…"
+    return "\n".join(wrapped)
+
+
+def draw(graph: VizGraph, out: Path, title: str | None = None) -> None:
+    """Draw the graph with a networkx layout and matplotlib; the format follows `out`'s suffix."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import networkx as nx
+    from matplotlib.lines import Line2D
+
+    g = nx.DiGraph()
+    for n in graph.nodes:
+        g.add_node(n.id)
+    for e in graph.edges:
+        if e.source in g and e.target in g:
+            g.add_edge(e.source, e.target, relation=e.relation)
+    count = max(1, g.number_of_nodes())
+    side = min(24.0, 6.0 + 1.6 * count ** 0.5 * 1.5)
+    pos = nx.spring_layout(g, seed=7, k=1.8 / count ** 0.5, iterations=200) if count > 1 else {
+        n: (0.0, 0.0) for n in g}
+    with plt.rc_context({"svg.fonttype": "none", "font.family": "DejaVu Sans"}):
+        fig, ax = plt.subplots(figsize=(side, side * 0.75))
+        nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#999999", arrows=True, arrowsize=10,
+                               node_size=900, width=1.0)
+        if g.number_of_edges() <= 60:
+            nx.draw_networkx_edge_labels(g, pos, ax=ax, font_size=7, font_color="#555555",
+                                         edge_labels=nx.get_edge_attributes(g, "relation"),
+                                         bbox={"alpha": 0.0})
+        types = sorted({n.type for n in graph.nodes})
+        for t in types:
+            ids = [n.id for n in graph.nodes if n.type == t]
+            st = style_of(t)
+            nx.draw_networkx_nodes(g, pos, nodelist=ids, ax=ax, node_color=st.color, node_shape=st.marker,
+                                   node_size=[1400 if i == graph.center else 700 for i in ids],
+                                   edgecolors="#333333", linewidths=0.8)
+        labels = {n.id: short_label(n.label) for n in graph.nodes}
+        ys = [float(y) for _, y in pos.values()]
+        drop = 0.03 * ((max(ys) - min(ys)) or 1.0)  # labels sit under their node, not on it
+        label_pos = {n: (float(x), float(y) - drop) for n, (x, y) in pos.items()}
+        nx.draw_networkx_labels(g, label_pos, labels=labels, ax=ax, font_size=9, verticalalignment="top",
+                                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.7})
+        handles = [Line2D([], [], marker=style_of(t).marker, linestyle="", markersize=10,
+                          markerfacecolor=style_of(t).color, markeredgecolor="#333333", label=t)
+                   for t in types]
+        ax.legend(handles=handles, loc="upper left", fontsize=9, frameon=True)
+        heading = title or "paperkg neighbourhood"
+        if graph.truncated:
+            heading += f"  ({graph.truncated} more not shown)"
+        ax.set_title(heading, fontsize=12)
+        ax.axis("off")
+        fig.tight_layout()
+        fig.savefig(out, dpi=120)
+        plt.close(fig)
+
+
+def render(graph: VizGraph, out: str | Path, title: str | None = None) -> Path:
+    """Write the graph to `out` as .html, .svg or .png (chosen by suffix) and return the path."""
+    path = Path(out)
+    suffix = path.suffix.lower()
+    if suffix in HTML_SUFFIXES:
+        path.write_text(to_html(graph, title or "paperkg neighbourhood"), encoding="utf-8")
+    elif suffix in IMAGE_SUFFIXES:
+        draw(graph, path, title)
+    else:
+        raise ValueError(f"unsupported output {path.name!r}: use .html, .svg or .png")
+    return path
+
+
+# --- from the store ---------------------------------------------------------------------------------
+def neighborhood_graph(ctx: QueryContext, name_or_id: str, depth: int = 1, limit: int = 50) -> VizGraph:
+    """The neighbourhood of a node id, else of the entity so named, else of the best search hit."""
+    from kg.query import entity, neighborhood, search
+
+    center: str | None = name_or_id
+    sub = neighborhood(ctx, name_or_id, depth, limit)
+    if sub is None:
+        found = entity(ctx, name=name_or_id)
+        if found is not None:
+            center = found.id
+        else:
+            hit = next(iter(search(ctx, name_or_id, 1)), None)
+            center = hit.entity.id if hit and hit.entity else hit.paper.id if hit and hit.paper else None
+        sub = neighborhood(ctx, center, depth, limit) if center else None
+    if sub is None:
+        raise LookupError(f"no paper or entity matches {name_or_id!r}")
+    return from_subgraph(sub, center)
+
+
+def viz(ctx: QueryContext, name_or_id: str, out: str | Path, depth: int = 1, limit: int = 50) -> Path:
+    """`kg viz NAME_OR_ID -o out.html|svg|png`: draw the neighbourhood and return the file written."""
+    graph = neighborhood_graph(ctx, name_or_id, depth, limit)
+    label = next((n.label for n in graph.nodes if n.id == graph.center), name_or_id)
+    return render(graph, out, title=f"{label} — depth {depth}")
