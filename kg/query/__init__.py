@@ -11,7 +11,7 @@ from kg.query.graph import neighborhood, node_iri
 from kg.query.hits import search
 from kg.query.links import links, links_by_paper
 from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats, Subgraph
-from kg.query.papers import paper, papers, papers_by_iris
+from kg.query.papers import paper, papers, papers_by_iris, papers_of_entities
 from kg.query.stats import stats
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "paper",
     "papers",
     "papers_by_iris",
+    "papers_of_entities",
     "related",
     "resolve",
     "search",

@@ -1,0 +1,75 @@
+"""The app over one store: /graphql (POST; GET opens GraphiQL), /sparql, /export, /healthz, /explore."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from strawberry.asgi import GraphQL
+
+from api import explorer
+from api.body_limit import BodySizeLimit
+from api.context import ApiContext
+from api.export import make_export
+from api.schema import build_schema
+from api.sparql import make_endpoint
+from api.time_limit import TimeLimit
+from api.writer import PaperWriter
+from kg.query import QueryContext
+from kg.settings import Settings
+from kg.store import Store, StoreError, open_store
+
+
+class GraphQLApp(GraphQL[ApiContext, None]):
+    """strawberry's ASGI view with our per-request context; queries over GET are off (GET is GraphiQL)."""
+
+    def __init__(self, settings: Settings, ctx: QueryContext) -> None:
+        super().__init__(build_schema(settings), graphql_ide="graphiql", allow_queries_via_get=False)
+        self.settings, self.ctx, self.writer = settings, ctx, PaperWriter(ctx)
+
+    async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
+        return ApiContext(request, response, self.ctx, self.settings, self.writer)
+
+
+def create_app(settings: Settings, store: Store | None = None) -> Starlette:
+    """The API over `store` (or the store `settings.store` names, opened here and closed on shutdown)."""
+    owned = store is None
+    the_store = open_store(settings.store, base_iri=settings.base_iri) if store is None else store
+    ctx = QueryContext.open(the_store, settings.base_iri, timeout_s=settings.query_timeout_s)
+
+    async def healthz(request: Request) -> Response:
+        try:
+            await run_in_threadpool(the_store.ask, "ASK { ?s ?p ?o }")
+        except StoreError:
+            return JSONResponse({"status": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            ctx.index.close()
+            if owned:
+                the_store.close()
+
+    return Starlette(
+        routes=[
+            Route("/graphql", GraphQLApp(settings, ctx), methods=["GET", "POST"]),
+            Route("/sparql", make_endpoint(the_store, settings), methods=["GET", "POST"]),
+            Route("/export", make_export(ctx), methods=["GET"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            *explorer.routes(),
+        ],
+        middleware=[
+            Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes),
+            Middleware(TimeLimit, seconds=settings.query_timeout_s),
+        ],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,65 @@
+"""Per-request DataLoaders: every field that fans out over a list is answered one query-batch per level."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+from strawberry.dataloader import DataLoader
+
+from kg import query as q
+from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, QueryContext
+
+P = ParamSpec("P")
+R = TypeVar("R")
+PapersKey = tuple[str, str | None, int, str | None]  # entity iri, relation, first, after
+RelatedKey = tuple[str, int]
+
+
+async def off_loop(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a blocking store call in the thread pool so the event loop (and its time limit) stays live."""
+    return await run_in_threadpool(fn, *args, **kwargs)
+
+
+class Loaders:
+    """The batch loaders of one request over one QueryContext."""
+
+    def __init__(self, ctx: QueryContext) -> None:
+        self.ctx = ctx
+        self.links: DataLoader[str, list[LinkInfo]] = DataLoader(self._links)
+        self.broader: DataLoader[str, list[EntityInfo]] = DataLoader(self._broader)
+        self.narrower: DataLoader[str, list[EntityInfo]] = DataLoader(self._narrower)
+        self.related: DataLoader[RelatedKey, list[EntityInfo]] = DataLoader(self._related)
+        self.papers: DataLoader[PapersKey, Page[PaperInfo]] = DataLoader(self._papers)
+
+    async def _links(self, keys: Sequence[str]) -> list[list[LinkInfo]]:
+        found = await off_loop(q.links_by_paper, self.ctx, keys)
+        return [found.get(k, []) for k in keys]
+
+    async def _broader(self, keys: Sequence[str]) -> list[list[EntityInfo]]:
+        found = await off_loop(q.broader, self.ctx, keys)
+        return [found.get(k, []) for k in keys]
+
+    async def _narrower(self, keys: Sequence[str]) -> list[list[EntityInfo]]:
+        found = await off_loop(q.broader, self.ctx, keys, narrower=True)
+        return [found.get(k, []) for k in keys]
+
+    async def _related(self, keys: Sequence[RelatedKey]) -> list[list[EntityInfo]]:
+        by_first: dict[int, list[str]] = defaultdict(list)
+        for iri, first in keys:
+            by_first[first].append(iri)
+        found = {first: await off_loop(q.related, self.ctx, iris, first) for first, iris in by_first.items()}
+        return [found[first].get(iri, []) for iri, first in keys]
+
+    async def _papers(self, keys: Sequence[PapersKey]) -> list[Page[PaperInfo]]:
+        groups: dict[tuple[str | None, int, str | None], list[str]] = defaultdict(list)
+        for iri, relation, first, after in keys:
+            groups[(relation, first, after)].append(iri)
+        found = {}
+        for (relation, first, after), iris in groups.items():
+            found[(relation, first, after)] = await off_loop(
+                q.papers_of_entities, self.ctx, iris, relation, first, after
+            )
+        return [found[(rel, first, after)][iri] for iri, rel, first, after in keys]

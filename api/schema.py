@@ -1,0 +1,187 @@
+"""The GraphQL schema: Query and Mutation resolvers stay thin and call kg.query (issue 4's contract)."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.extensions import (
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+
+from api.auth import require_token
+from api.context import ApiInfo
+from api.errors import PublicError, should_mask
+from api.loaders import off_loop
+from api.page import check_range
+from api.types import (
+    Entity,
+    EntityConnection,
+    EntityType,
+    Paper,
+    PaperConnection,
+    PaperInput,
+    RelationCount,
+    SearchHit,
+    Stats,
+    Subgraph,
+    TypeCount,
+    kg_type,
+)
+from api.writer import paper_id
+from kg import query as q
+from kg.settings import Settings
+from kg.types import Paper as PaperRecord
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Papers matching every filter (names match canonical names or aliases).")
+    async def papers(
+        self,
+        info: ApiInfo,
+        dataset: str | None = None,
+        task: str | None = None,
+        method: str | None = None,
+        model: str | None = None,
+        domain: str | None = None,
+        search: str | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> PaperConnection:
+        check_range("first", first, 0, info.context.settings.max_page)
+        page = await off_loop(
+            q.papers,
+            info.context.query,
+            dataset=dataset,
+            task=task,
+            method=method,
+            model=model,
+            domain=domain,
+            search=search,
+            first=first,
+            after=after,
+        )
+        return PaperConnection.of(page)
+
+    @strawberry.field
+    async def paper(self, info: ApiInfo, id: strawberry.ID) -> Paper | None:
+        found = await off_loop(q.paper, info.context.query, str(id))
+        return None if found is None else Paper.of(found)
+
+    @strawberry.field(description='An entity by id ("dataset/imagenet") or by name or alias.')
+    async def entity(
+        self,
+        info: ApiInfo,
+        id: strawberry.ID | None = None,
+        name: str | None = None,
+        type: EntityType | None = None,
+    ) -> Entity | None:
+        found = await off_loop(
+            q.entity, info.context.query, None if id is None else str(id), name, kg_type(type)
+        )
+        return None if found is None else Entity.of(found)
+
+    @strawberry.field(description="Entities ranked by paper count.")
+    async def entities(
+        self,
+        info: ApiInfo,
+        type: EntityType | None = None,
+        search: str | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> EntityConnection:
+        check_range("first", first, 0, info.context.settings.max_page)
+        page = await off_loop(q.entities, info.context.query, kg_type(type), search, first, after)
+        return EntityConnection.of(page)
+
+    @strawberry.field(description="Defenses targeting a domain (or a narrower one) and/or a threat.")
+    async def defenses(
+        self, info: ApiInfo, target: str | None = None, against: str | None = None
+    ) -> list[Entity]:
+        return [Entity.of(e) for e in await off_loop(q.defenses, info.context.query, target, against)]
+
+    @strawberry.field(description="The k-hop subgraph around a paper or entity id, best-connected first.")
+    async def neighborhood(
+        self, info: ApiInfo, id: strawberry.ID, depth: int = 1, limit: int = 50
+    ) -> Subgraph:
+        s = info.context.settings
+        check_range("depth", depth, 0, s.max_neighborhood_depth)
+        check_range("limit", limit, 1, s.max_neighborhood_limit)
+        found = await off_loop(q.neighborhood, info.context.query, str(id), depth, limit)
+        if found is None:
+            raise PublicError(f"no paper or entity with id {str(id)[:100]!r}")
+        return Subgraph.of(found)
+
+    @strawberry.field(description="Ranked full-text search over titles, abstracts and entity names.")
+    async def search(self, info: ApiInfo, text: str, first: int = 10) -> list[SearchHit]:
+        check_range("first", first, 0, info.context.settings.max_page)
+        hits = await off_loop(q.search, info.context.query, text, first)
+        return [
+            SearchHit(
+                score=h.score,
+                paper=Paper.of(h.paper) if h.paper else None,
+                entity=Entity.of(h.entity) if h.entity else None,
+            )
+            for h in hits
+        ]
+
+    @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")
+    async def stats(self, info: ApiInfo) -> Stats:
+        st = await off_loop(q.stats, info.context.query)
+        return Stats(
+            papers=st.papers,
+            triples=st.triples,
+            links=[RelationCount(relation=k, count=v) for k, v in st.links_per_relation.items()],
+            entities=[TypeCount(type=k, count=v) for k, v in st.entities_per_type.items()],
+        )
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(
+        description="Extract and add papers (bearer token required); re-adding an id replaces it."
+    )
+    async def add_papers(self, info: ApiInfo, papers: list[PaperInput]) -> list[Paper]:
+        require_token(info.context.request, info.context.settings.api_token)
+        check_range("number of papers", len(papers), 1, info.context.settings.max_page)
+        records = [
+            PaperRecord(
+                id=str(p.id) if p.id else paper_id(p.title, p.abstract),
+                abstract=p.abstract,
+                title=p.title,
+                authors=tuple(p.authors or ()),
+                venue=p.venue,
+                year=p.year,
+                url=p.url,
+                source="api",
+            )
+            for p in papers
+        ]
+        return [Paper.of(p) for p in await off_loop(info.context.writer.add, records)]
+
+    @strawberry.mutation(
+        description="Delete a paper and everything extracted from it (bearer token required)."
+    )
+    async def delete_paper(self, info: ApiInfo, id: strawberry.ID) -> bool:
+        require_token(info.context.request, info.context.settings.api_token)
+        return await off_loop(info.context.writer.delete, str(id))
+
+
+def build_schema(settings: Settings) -> strawberry.Schema:
+    """The schema with the public limits from `settings` and strawberry's parse/validation caches."""
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        extensions=[
+            QueryDepthLimiter(max_depth=settings.max_depth),
+            MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            MaxTokensLimiter(max_token_count=settings.max_tokens),
+            ParserCache(maxsize=512),
+            ValidationCache(maxsize=512),
+            MaskErrors(should_mask_error=should_mask),
+        ],
+    )

@@ -1,0 +1,109 @@
+"""SPARQL 1.1 result serialisations (JSON, XML, CSV, TSV) of rows from the Store protocol."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from xml.sax.saxutils import escape, quoteattr
+
+from pyoxigraph import BlankNode, Literal, NamedNode
+
+from kg.rdf.iris import XSD
+from kg.store.types import Row, Term
+
+JSON, XML, CSV, TSV = (
+    "application/sparql-results+json",
+    "application/sparql-results+xml",
+    "text/csv",
+    "text/tab-separated-values",
+)
+_BY_ACCEPT = {
+    "application/sparql-results+json": JSON,
+    "application/json": JSON,
+    "application/sparql-results+xml": XML,
+    "application/xml": XML,
+    "text/xml": XML,
+    "text/csv": CSV,
+    "text/tab-separated-values": TSV,
+}
+_STRING = XSD + "string"
+
+
+def negotiate(accept: str) -> str:
+    """The results media type for an Accept header (JSON when nothing we serve is asked for)."""
+    for part in accept.split(","):
+        media = part.split(";")[0].strip().lower()
+        if media in _BY_ACCEPT:
+            return _BY_ACCEPT[media]
+    return JSON
+
+
+def _json_term(t: Term) -> dict[str, str]:
+    if isinstance(t, NamedNode):
+        return {"type": "uri", "value": t.value}
+    if isinstance(t, BlankNode):
+        return {"type": "bnode", "value": t.value}
+    out = {"type": "literal", "value": t.value}
+    if t.language:
+        out["xml:lang"] = t.language
+    elif t.datatype.value != _STRING:
+        out["datatype"] = t.datatype.value
+    return out
+
+
+def _xml_term(t: Term) -> str:
+    if isinstance(t, NamedNode):
+        return f"<uri>{escape(t.value)}</uri>"
+    if isinstance(t, BlankNode):
+        return f"<bnode>{escape(t.value)}</bnode>"
+    assert isinstance(t, Literal)
+    if t.language:
+        return f"<literal xml:lang={quoteattr(t.language)}>{escape(t.value)}</literal>"
+    if t.datatype.value != _STRING:
+        return f"<literal datatype={quoteattr(t.datatype.value)}>{escape(t.value)}</literal>"
+    return f"<literal>{escape(t.value)}</literal>"
+
+
+def select_results(variables: list[str], rows: list[Row], media: str) -> bytes:
+    if media == XML:
+        results = "".join(
+            "<result>"
+            + "".join(
+                f"<binding name={quoteattr(v)}>{_xml_term(r[v])}</binding>" for v in variables if v in r
+            )
+            + "</result>"
+            for r in rows
+        )
+        head = "".join(f"<variable name={quoteattr(v)}/>" for v in variables)
+        return (
+            f'<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>{head}</head>'
+            f"<results>{results}</results></sparql>\n"
+        ).encode()
+    if media in (CSV, TSV):
+        buf = io.StringIO()
+        if media == CSV:
+            w = csv.writer(buf, lineterminator="\r\n")
+            w.writerow(variables)
+            w.writerows([r[v].value if v in r else "" for v in variables] for r in rows)
+        else:
+            buf.write("\t".join("?" + v for v in variables) + "\n")
+            buf.writelines("\t".join(str(r[v]) if v in r else "" for v in variables) + "\n" for r in rows)
+        return buf.getvalue().encode()
+    return json.dumps(
+        {
+            "head": {"vars": variables},
+            "results": {"bindings": [{v: _json_term(t) for v, t in r.items()} for r in rows]},
+        }
+    ).encode()
+
+
+def ask_result(value: bool, media: str) -> bytes:
+    if media == XML:
+        return (
+            f'<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/>'
+            f"<boolean>{str(value).lower()}</boolean></sparql>\n"
+        ).encode()
+    if media in (CSV, TSV):
+        return f"{str(value).lower()}\n".encode()
+    return json.dumps({"head": {}, "boolean": value}).encode()

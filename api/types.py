@@ -1,0 +1,260 @@
+"""GraphQL object types: thin wrappers over the query layer's records, fan-out fields through loaders."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import strawberry
+
+from api.context import ApiInfo
+from api.page import check_range
+from kg.query import EntityInfo, Page, PaperInfo
+from kg.query import model as m
+from kg.types import PAPER_RELATIONS
+from kg.types import EntityType as KgEntityType
+
+
+@strawberry.enum(description="The kinds of entity a paper links to.")
+class EntityType(Enum):
+    TASK = "Task"
+    DATASET = "Dataset"
+    METHOD = "Method"
+    METRIC = "Metric"
+    MODEL = "Model"
+    DOMAIN = "Domain"
+    THREAT = "Threat"
+
+
+def kg_type(t: EntityType | None) -> KgEntityType | None:
+    return None if t is None else t.value
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type
+class Link:
+    relation: str
+    entity: Entity
+    evidence: str | None
+    confidence: float | None
+
+
+@strawberry.type
+class Paper:
+    id: strawberry.ID
+    iri: str
+    title: str | None
+    abstract: str | None
+    venue: str | None
+    year: int | None
+    url: str | None
+    doi: str | None
+    authors: list[str]
+    code_urls: list[str]
+
+    @strawberry.field(
+        description="Links to entities, with evidence; filter by entity type, relation, confidence."
+    )
+    async def links(
+        self,
+        info: ApiInfo,
+        type: EntityType | None = None,
+        relation: str | None = None,
+        min_confidence: float | None = None,
+    ) -> list[Link]:
+        found = await info.context.loaders.links.load(self.iri)
+        want = kg_type(type)
+        return [
+            Link(
+                relation=x.relation, entity=Entity.of(x.entity), evidence=x.evidence, confidence=x.confidence
+            )
+            for x in found
+            if (want is None or x.entity.type == want)
+            and (relation is None or x.relation == relation)
+            and (min_confidence is None or (x.confidence is not None and x.confidence >= min_confidence))
+        ]
+
+    @classmethod
+    def of(cls, p: PaperInfo) -> Paper:
+        return cls(
+            id=strawberry.ID(p.id),
+            iri=p.iri,
+            title=p.title,
+            abstract=p.abstract,
+            venue=p.venue,
+            year=p.year,
+            url=p.url,
+            doi=p.doi,
+            authors=list(p.authors),
+            code_urls=list(p.code_urls),
+        )
+
+
+@strawberry.type
+class PaperEdge:
+    cursor: str
+    node: Paper
+
+
+@strawberry.type
+class PaperConnection:
+    total_count: int
+    edges: list[PaperEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: Page[PaperInfo]) -> PaperConnection:
+        edges = [PaperEdge(cursor=c, node=Paper.of(p)) for p, c in zip(page.items, page.cursors, strict=True)]
+        return cls(
+            total_count=page.total,
+            edges=edges,
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
+
+
+@strawberry.type
+class Entity:
+    id: strawberry.ID
+    iri: str
+    name: str
+    type: EntityType
+    kind: str | None
+    aliases: list[str]
+    paper_count: int
+
+    @strawberry.field(description="Papers linked to this entity (by `relation` if given), in id order.")
+    async def papers(
+        self, info: ApiInfo, relation: str | None = None, first: int = 20, after: str | None = None
+    ) -> PaperConnection:
+        check_range("first", first, 0, info.context.settings.max_page)
+        if relation is not None and relation not in PAPER_RELATIONS:
+            return PaperConnection.of(Page((), 0, False, None))
+        return PaperConnection.of(await info.context.loaders.papers.load((self.iri, relation, first, after)))
+
+    @strawberry.field(description="Broader entities (skos:broader).")
+    async def broader(self, info: ApiInfo) -> list[Entity]:
+        return [Entity.of(e) for e in await info.context.loaders.broader.load(self.iri)]
+
+    @strawberry.field(description="Narrower entities (those whose skos:broader is this one).")
+    async def narrower(self, info: ApiInfo) -> list[Entity]:
+        return [Entity.of(e) for e in await info.context.loaders.narrower.load(self.iri)]
+
+    @strawberry.field(description="Entities that share the most papers with this one.")
+    async def related(self, info: ApiInfo, first: int = 10) -> list[Entity]:
+        check_range("first", first, 0, info.context.settings.max_page)
+        return [Entity.of(e) for e in await info.context.loaders.related.load((self.iri, first))]
+
+    @classmethod
+    def of(cls, e: EntityInfo) -> Entity:
+        return cls(
+            id=strawberry.ID(e.id),
+            iri=e.iri,
+            name=e.name,
+            type=EntityType(e.type),
+            kind=e.kind,
+            aliases=list(e.aliases),
+            paper_count=e.paper_count,
+        )
+
+
+@strawberry.type
+class EntityEdge:
+    cursor: str
+    node: Entity
+
+
+@strawberry.type
+class EntityConnection:
+    total_count: int
+    edges: list[EntityEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: Page[EntityInfo]) -> EntityConnection:
+        edges = [
+            EntityEdge(cursor=c, node=Entity.of(e)) for e, c in zip(page.items, page.cursors, strict=True)
+        ]
+        return cls(
+            total_count=page.total,
+            edges=edges,
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
+
+
+@strawberry.type
+class Node:
+    id: strawberry.ID
+    label: str
+    type: str
+    iri: str
+    degree: int
+
+
+@strawberry.type
+class Edge:
+    source: strawberry.ID
+    target: strawberry.ID
+    relation: str
+
+
+@strawberry.type
+class Subgraph:
+    nodes: list[Node]
+    edges: list[Edge]
+    truncated: int
+
+    @classmethod
+    def of(cls, g: m.Subgraph) -> Subgraph:
+        return cls(
+            nodes=[
+                Node(id=strawberry.ID(n.id), label=n.label, type=n.type, iri=n.iri, degree=n.degree)
+                for n in g.nodes
+            ],
+            edges=[
+                Edge(source=strawberry.ID(e.source), target=strawberry.ID(e.target), relation=e.relation)
+                for e in g.edges
+            ],
+            truncated=g.truncated,
+        )
+
+
+@strawberry.type
+class SearchHit:
+    score: float
+    paper: Paper | None
+    entity: Entity | None
+
+
+@strawberry.type
+class RelationCount:
+    relation: str
+    count: int
+
+
+@strawberry.type
+class TypeCount:
+    type: str
+    count: int
+
+
+@strawberry.type
+class Stats:
+    papers: int
+    triples: int
+    links: list[RelationCount]
+    entities: list[TypeCount]
+
+
+@strawberry.input
+class PaperInput:
+    abstract: str
+    id: strawberry.ID | None = None
+    title: str | None = None
+    authors: list[str] | None = None
+    venue: str | None = None
+    year: int | None = None
+    url: str | None = None
