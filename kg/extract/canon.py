@@ -120,7 +120,7 @@ class Canonicaliser:
         for short, long, ss, se, ls, le, _ in acr:
             if short.upper().rstrip("S") in GENERIC_ACRONYMS or (ss, se) in covered:
                 continue
-            if any(s <= ls < e or s < le <= e or s <= ss < e for s, e in spans):
+            if any((s <= ls and le <= e) or s <= ss < e for s, e in spans):
                 continue
             typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long))
             if typed is not None:

@@ -35,11 +35,15 @@ _METRIC = re.compile(r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|
 _GENERIC_WORDS = {"The", "This", "These", "Our", "We", "In", "On", "It", "Its", "All", "Both", "Each", "A", "An"}
 
 
+_LIST_NEXT = re.compile(r"^\s*(?:$|,|and\b|or\b|\)|\$\\times)")
+
+
 def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str]]:
+    """Names that are list items (followed by a comma, and/or, or the end), not modifiers ("post-SFT methods")."""
     out = []
     for m in NAME_RE.finditer(text):
         w = m.group()
-        if w not in _GENERIC_WORDS and name_strength(w) >= min_strength:
+        if w not in _GENERIC_WORDS and name_strength(w) >= min_strength and _LIST_NEXT.match(text[m.end():]):
             out.append((start + m.start(), start + m.end(), w))
     return out
 

@@ -33,9 +33,15 @@ class LexEntry:
 class Lexicon:
     entries: tuple[LexEntry, ...]
     by_key: dict[str, LexEntry]  # match_key of every label → entry (first wins)
+    by_exact: dict[str, LexEntry]  # hidden labels and labels of case-sensitive entries, exactly as written
 
     def lookup(self, text: str) -> LexEntry | None:
-        return self.by_key.get(match_key(text))
+        """The entry `text` names: exact forms first, then by match key unless the entry is case-sensitive."""
+        e = self.by_exact.get(text.strip())
+        if e is not None:
+            return e
+        e = self.by_key.get(match_key(text))
+        return None if e is None or e.case_sensitive else e
 
 
 def _from_vocab(vocab: Any) -> list[LexEntry]:
@@ -110,9 +116,15 @@ def load_lexicon(base_iri: str) -> Lexicon:
         known = {(e.ref.type, e.ref.name) for e in entries}  # in case the loader skips extra.ttl
         entries += [e for e in _parse_ttl(base_iri, VOCAB_DIR) if (e.ref.type, e.ref.name) not in known]
     by_key: dict[str, LexEntry] = {}
+    by_exact: dict[str, LexEntry] = {}
     for e in entries:
-        for label in e.labels + e.hidden:
-            k = match_key(label)
-            if k:
+        for label in e.hidden + (e.labels if e.case_sensitive else ()):
+            by_exact.setdefault(label, e)
+        for label in e.labels:
+            if (k := match_key(label)) and not e.case_sensitive:
                 by_key.setdefault(k, e)
-    return Lexicon(tuple(entries), by_key)
+    for e in entries:  # case-sensitive keys only where no other entry claims the key
+        for label in e.labels:
+            if (k := match_key(label)) and e.case_sensitive:
+                by_key.setdefault(k, e)
+    return Lexicon(tuple(entries), by_key, by_exact)

@@ -17,8 +17,8 @@ _WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
 _VERB = re.compile(r"\b(propos|present|introduc|develop|design|devis|build|construct|creat|releas|curat|"
                    r"contribut|formulat|offer|establish|collect|put forward)(e|es|ed|ing|s)?\b", re.I)
 _NAMING = re.compile(r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I)
-_STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using)\b|[;:]",
-                   re.I)
+_STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using|of|in|on|"
+                   r"for|with|from|across|under|over|between|against|into)\b|[;:]", re.I)
 _NOVEL = re.compile(r"^\s*,\s*(a|an)\s+((novel|new|simple|first|unified|general|effective|efficient|scalable|"
                     r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)", re.I)
 _TITLE_STOP = {"position", "survey", "review", "tutorial", "towards", "toward", "beyond", "rethinking", "revisiting",
@@ -54,6 +54,12 @@ class ProposalFinder:
         found: dict[str, tuple[int, int, str, tuple[str, str] | None, float, str]] = {}
 
         def add(start: int, end: int, name: str, kind: tuple[str, str] | None, conf: float, rule: str) -> None:
+            for a in acr:
+                if int(a[4]) <= start < int(a[5]) or name == a[1]:  # a word of a long form: the acronym names it
+                    start, end, name = int(a[2]), int(a[3]), str(a[0])
+                    break
+            if any(name == a[0] and int(a[2]) < start - 1 and a[6] == "LF(SF)" for a in acr):
+                return  # an acronym defined earlier is an existing term
             if name not in found or found[name][4] < conf:
                 found[name] = (start, end, name, kind, conf, rule)
 
@@ -148,7 +154,7 @@ class ProposalFinder:
                 name = head.strip()
                 strength = max(name_strength(w) for w in words)
                 recurs = re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", abstract) is not None
-                if (strength == 2 or recurs or name in code) and self.lexicon.lookup(name) is None:
+                if ((strength == 2 and len(words) == 1) or recurs or name in code) and self.lexicon.lookup(name) is None:
                     conf = CONF_PATTERN + 0.1 if (recurs or name in found) else CONF_PATTERN - 0.1
                     start = title.find(name)
                     adder(start, start + len(name), name, kind_near(rest[:60]), conf, "title-colon")  # type: ignore[operator]

@@ -18,7 +18,7 @@ TASK_HEADS = frozenset(
     "synthesis completion reconstruction localization parsing planning navigation editing matching ranking "
     "quantization pruning simulation reasoning grounding inpainting denoising restoration super-resolution "
     "discovery imputation compression distillation unlearning alignment manipulation verification "
-    "extraction labeling labelling tagging modeling modelling understanding design".split())
+    "extraction labeling labelling tagging understanding design".split())
 THREAT_HEADS = {"attack": "attack", "attacks": "attack", "adversary": "adversary", "adversaries": "adversary",
                 "perturbation": "perturbation", "perturbations": "perturbation", "injection": "injection",
                 "jailbreaks": "jailbreak", "jailbreak": "jailbreak", "backdoors": "backdoor", "poisoning": "poisoning"}

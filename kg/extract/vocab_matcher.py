@@ -22,12 +22,20 @@ _MODEL_SIZE = re.compile(r"(?i)[-_ ]?(\d+(\.\d+)?[bmk]|instruct|chat|base|it|hf|
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 
 
+def _glued(text: str, start: int, end: int) -> bool:
+    """The match is part of a hyphenated or slashed word ("QA" in "QA-SFT")."""
+    before = text[start - 2:start] if start >= 2 else ""
+    after = text[end:end + 2]
+    return (len(before) == 2 and before[1] in "-/" and before[0].isalnum()) or \
+        (len(after) == 2 and after[0] in "-/" and after[1].isalnum())
+
+
 def _variants(label: str) -> set[str]:
     forms = {label, label.replace("-", " ")}
     out = set(forms)
     for f in forms:
         if f and f[-1].isalpha() and not f.endswith("s") and not f.isupper():
-            out.add(f + "s")
+            out.add(f[:-1] + "ies" if f.endswith("y") and f[-2:-1] not in "aeiou" else f + "s")
     return out
 
 
@@ -47,10 +55,14 @@ class VocabMatcher:
         for i, e in enumerate(lexicon.entries):
             key = str(i)
             self.entries[key] = e
-            labels = set(e.labels) | set(e.hidden)
-            forms = sorted({v for lab in labels for v in _variants(lab)})
-            docs = [nlp.make_doc(f) for f in forms]
-            (self.exact if e.case_sensitive else self.lower).add(key, docs)
+            forms = sorted({v for lab in e.labels for v in _variants(lab)})
+            exact = sorted({v for lab in e.hidden for v in (lab, lab + "s")})
+            if e.case_sensitive:
+                exact, forms = sorted(set(exact) | set(forms)), []
+            if forms:
+                self.lower.add(key, [nlp.make_doc(f) for f in forms])
+            if exact:
+                self.exact.add(key, [nlp.make_doc(f) for f in exact])
 
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
@@ -63,8 +75,14 @@ class VocabMatcher:
                 found.append((span, conf))
         conf_of = {(s.start, s.end): c for s, c in found}
         covered = [False] * (len(doc.text) + 1)
+        text = doc.text
         for span in filter_spans([s for s, _ in found]):
             e = self.entries[span.label_]
+            if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5:
+                continue  # "QA" in "QA-SFT" is not question answering
+            if len(span) == 1 and span[0].tag_.startswith("VB") and span[0].tag_ != "VBG" or \
+                    len(span) == 1 and span[0].tag_ == "VBG" and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj"):
+                continue  # "boosting performance" is a verb, not the method
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
                 conf = CONF_VOCAB_CASE
@@ -83,7 +101,7 @@ class VocabMatcher:
         lex = self.lexicon
         end = start + len(word)
         e = lex.lookup(word)
-        if e is not None and not e.case_sensitive:
+        if e is not None:
             if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end:end + 8])):
                 name = f"{e.ref.name} {v.group(1)}"
                 out.append(mention(start, end + v.end(), "Model", name, kind="Model", confidence=CONF_VOCAB,
@@ -91,8 +109,6 @@ class VocabMatcher:
                 return
             out.append(mention(start, end, e.ref.type, e.ref.name, kind=e.ref.kind, confidence=CONF_VOCAB,
                                rule="vocab-key", broader=e.broader))
-            return
-        if e is not None:
             return
         # "ImageNet256$\times$256": a resolution suffix is not part of the name.
         if _RESOLUTION.match(doc.text[end:end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
