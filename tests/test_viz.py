@@ -1,0 +1,143 @@
+"""`kg viz` logic: neighbourhood pictures as standalone HTML, SVG and PNG hold the expected nodes."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from kg.query import QueryContext
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.embedded import EmbeddedStore
+from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Relation
+from kg.viz import VizEdge, VizGraph, VizNode, neighborhood_graph, render, short_label, viz
+
+SVG = "{http://www.w3.org/2000/svg}"
+IMAGENET = EntityRef("Dataset", "ImageNet")
+MELON = EntityRef("Method", "MELON", "Defense")
+IPI = EntityRef("Threat", "indirect prompt injection")
+
+
+def _link(relation: str, entity: EntityRef, confidence: float = 0.9) -> Link:
+    return Link(
+        relation, entity, Evidence(f"We use {entity.name}.", entity.name, 7, 7 + len(entity.name), confidence)
+    )
+
+
+def extractions() -> list[Extraction]:
+    """Two papers sharing ImageNet, plus a defense paper with an entity→entity relation."""
+    gen = Paper("p-gen", "We generate images on ImageNet.", title="Masked Generative Transformers")
+    cls = Paper("p-cls", "We classify ImageNet images.", title="Robust Image Classifiers")
+    melon = Paper("p-melon", "MELON defends agents.", title="MELON: Provable Defense")
+    return [
+        Extraction(
+            gen,
+            (_link("usesDataset", IMAGENET), _link("addressesTask", EntityRef("Task", "image generation"))),
+        ),
+        Extraction(
+            cls,
+            (_link("usesDataset", IMAGENET), _link("reportsMetric", EntityRef("Metric", "accuracy"), 0.4)),
+        ),
+        Extraction(
+            melon,
+            (_link("proposes", MELON), _link("studiesThreat", IPI)),
+            (Relation(MELON, "defendsAgainst", IPI, Evidence("MELON defends.", "MELON", 0, 5, 0.8)),),
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def ctx() -> QueryContext:
+    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
+    mapper = GraphMapper(Iris(DEFAULT_BASE_IRI))
+    store.replace_graphs(
+        {mapper.iris.paper_graph(ex.paper.id): mapper.paper_quads(ex) for ex in extractions()}
+    )
+    return QueryContext.open(store, DEFAULT_BASE_IRI)
+
+
+def _html_nodes(path: Path) -> set[str]:
+    found = re.search(
+        r'<script id="kg-data" type="application/json">(.*?)</script>', path.read_text("utf-8"), re.S
+    )
+    assert found is not None
+    return {n["id"] for n in json.loads(found.group(1))["nodes"]}
+
+
+def _svg_texts(path: Path) -> list[str]:
+    return [t.text or "" for t in ET.parse(path).iter(SVG + "text")]
+
+
+def test_neighbourhood_by_name_resolves_the_entity(ctx: QueryContext) -> None:
+    g = neighborhood_graph(ctx, "imagenet", depth=1)
+    assert (g.center, {n.id for n in g.nodes}) == ("dataset/imagenet", {"dataset/imagenet", "p-gen", "p-cls"})
+
+
+def test_neighbourhood_by_id_at_depth_two(ctx: QueryContext) -> None:
+    g = neighborhood_graph(ctx, "p-gen", depth=2)
+    assert {n.id for n in g.nodes} == {"p-gen", "dataset/imagenet", "task/image-generation", "p-cls"}
+
+
+def test_neighbourhood_of_unknown_name_raises(ctx: QueryContext) -> None:
+    with pytest.raises(LookupError):
+        neighborhood_graph(ctx, "no such thing zzzz", depth=1)
+
+
+def test_html_is_standalone_and_holds_the_nodes(ctx: QueryContext, tmp_path: Path) -> None:
+    out = viz(ctx, "ImageNet", tmp_path / "n.html", depth=1)
+    text = out.read_text("utf-8")
+    assert _html_nodes(out) == {"dataset/imagenet", "p-gen", "p-cls"}
+    assert (
+        "http://" not in text.split("<script>", 1)[0] and "<script src" not in text
+    )  # no CDN, nothing fetched
+    assert "vis-network" in text  # the library is inlined
+
+
+def test_svg_holds_the_node_labels(ctx: QueryContext, tmp_path: Path) -> None:
+    out = viz(ctx, "MELON", tmp_path / "m.svg", depth=1)
+    texts = _svg_texts(out)
+    assert {"MELON", "indirect prompt", "injection", "MELON: Provable", "Defense"} <= set(
+        texts
+    )  # labels wrap
+    assert "defendsAgainst" in texts
+
+
+def test_png_is_a_png_picture(ctx: QueryContext, tmp_path: Path) -> None:
+    out = viz(ctx, "ImageNet", tmp_path / "n.png", depth=2)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unknown_suffix_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="use .html, .svg or .png"):
+        render(VizGraph((), ()), tmp_path / "x.pdf")
+
+
+def test_truncated_count_is_shown(tmp_path: Path) -> None:
+    g = VizGraph(
+        (VizNode("a", "Alpha", "Task"), VizNode("b", "Beta", "Paper")),
+        (VizEdge("b", "a", "addressesTask"),),
+        truncated=7,
+    )
+    assert "Alpha — depth 1  (7 more not shown)" in _svg_texts(
+        render(g, tmp_path / "t.svg", "Alpha — depth 1")
+    )
+
+
+def test_fifty_nodes_draw_every_label(tmp_path: Path) -> None:
+    nodes = tuple(VizNode(f"task/t{i}", f"task {i}", "Task") for i in range(49)) + (
+        VizNode("p", "Hub", "Paper"),
+    )
+    edges = tuple(VizEdge("p", f"task/t{i}", "addressesTask") for i in range(49))
+    texts = _svg_texts(render(VizGraph(nodes, edges, center="p"), tmp_path / "big.svg"))
+    assert {f"task {i}" for i in range(49)} | {"Hub"} <= set(texts)
+
+
+def test_short_label_wraps_and_cuts() -> None:
+    assert short_label("Masked Generative Nested Transformers with Decode Time Scaling") == (
+        "Masked Generative\nNested Transformers…"
+    )
