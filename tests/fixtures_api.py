@@ -1,0 +1,191 @@
+"""Shared test fixtures for kg/query and the API: stores built from the sample, and a live uvicorn server."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.embedded import EmbeddedStore
+from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLD = ROOT / "tests" / "data" / "icml2025_seed_gold.jsonl"
+SAMPLE = ROOT / "data" / "icml2025_seed.jsonl"
+BASE = DEFAULT_BASE_IRI
+TOKEN = "test-token-7c1d"
+
+_SECTIONS: dict[str, tuple[EntityType, str]] = {
+    "tasks": ("Task", "addressesTask"),
+    "datasets": ("Dataset", "usesDataset"),
+    "metrics": ("Metric", "reportsMetric"),
+    "models": ("Model", "evaluatesModel"),
+    "domains": ("Domain", "targetsDomain"),
+    "threats": ("Threat", "studiesThreat"),
+}
+_PROPOSED_TYPE: dict[str, EntityType] = {"Dataset": "Dataset", "Model": "Model"}
+# Extra structure the gold file does not carry, so that narrower/variant/defense questions have answers.
+_BROADER = {"LLM agents": EntityRef("Domain", "large language models")}
+_VARIANT = {"CIFAR-10-LT": EntityRef("Dataset", "CIFAR-10")}
+
+
+def _evidence(text: str, name: str, aliases: list[str], confidence: float = 0.9) -> Evidence:
+    for form in [name, *aliases]:
+        m = re.search(re.escape(form), text, re.IGNORECASE)
+        if m:
+            start = text.rfind(". ", 0, m.start()) + 2 if ". " in text[: m.start()] else 0
+            end = text.find(". ", m.end())
+            return Evidence(
+                text[start : end + 1 if end >= 0 else len(text)],
+                m.group(0),
+                m.start(),
+                m.end(),
+                confidence,
+                rule="gold",
+            )
+    return Evidence(text[:200], name, 0, 0, 0.4, rule="gold")
+
+
+def gold_extractions() -> list[Extraction]:
+    """Hand-made Extractions from the gold annotations of the 19 sample papers (no extractor involved)."""
+    out = []
+    for line in GOLD.read_text(encoding="utf-8").splitlines():
+        g = json.loads(line)
+        text = g["text"]
+        paper = Paper(id=g["id"], title=g["title"], abstract=text, venue="ICML", year=2025)
+        links: list[Link] = []
+        for p in g["proposed"]:
+            kind = p["kind"]
+            ref = EntityRef(_PROPOSED_TYPE.get(kind, "Method"), p["name"], None if kind == "Method" else kind)
+            links.append(Link("proposes", ref, _evidence(text, p["name"], p["aliases"]), tuple(p["aliases"])))
+        for m in g["methods"]:
+            rel = "comparesWith" if m["role"] == "baseline" else "usesMethod"
+            links.append(
+                Link(
+                    rel,
+                    EntityRef("Method", m["name"]),
+                    _evidence(text, m["name"], m["aliases"]),
+                    tuple(m["aliases"]),
+                )
+            )
+        for section, (etype, rel) in _SECTIONS.items():
+            for e in g[section]:
+                links.append(
+                    Link(
+                        rel,
+                        EntityRef(etype, e["name"]),
+                        _evidence(text, e["name"], e["aliases"]),
+                        tuple(e["aliases"]),
+                        _VARIANT.get(e["name"]),
+                        (_BROADER[e["name"]],) if e["name"] in _BROADER else (),
+                    )
+                )
+        relations: list[Relation] = []
+        if g["id"] == "seed-12":
+            melon = EntityRef("Method", "MELON", "Defense")
+            ev = _evidence(text, "MELON", [])
+            relations = [
+                Relation(melon, "defendsAgainst", EntityRef("Threat", "indirect prompt injection"), ev),
+                Relation(melon, "targetsDomain", EntityRef("Domain", "LLM agents"), ev),
+            ]
+        out.append(Extraction(paper, tuple(links), tuple(relations), tuple(g["code"]), "gold"))
+    return out
+
+
+def store_from(extractions: list[Extraction], path: str | None = None) -> EmbeddedStore:
+    store = EmbeddedStore(path, base_iri=BASE)
+    mapper = GraphMapper(Iris(BASE))
+    store.replace_graphs({mapper.iris.paper_graph(ex.paper.id): mapper.paper_quads(ex) for ex in extractions})
+    return store
+
+
+_SAMPLE_QUADS: list[ox.Quad] = []
+
+
+def sample_extractions() -> list[Extraction]:
+    """The real pipeline on the bundled sample: kg.io.read_papers, then the spaCy extractor."""
+    from kg.extract import Extractor  # type: ignore[attr-defined]
+    from kg.io import read_papers  # type: ignore[attr-defined]
+
+    extractor = Extractor(BASE)
+    papers = [p for p in read_papers(str(SAMPLE)) if isinstance(p, Paper)]
+    return [extractor.extract_one(p) for p in papers]
+
+
+def pipeline_available() -> bool:
+    try:
+        from kg.extract import Extractor  # type: ignore[attr-defined]  # noqa: F401
+        from kg.io import read_papers  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def sample_store(path: str | None = None) -> EmbeddedStore:
+    """The sample as `kg build` stores it (schema graphs + extracted papers); gold ones without a pipeline."""
+    if not _SAMPLE_QUADS:
+        if pipeline_available():
+            from kg.build import schema_graphs
+
+            exs = sample_extractions()
+            _SAMPLE_QUADS.extend(q for quads in schema_graphs(BASE).values() for q in quads)
+        else:
+            exs = gold_extractions()
+        mapper = GraphMapper(Iris(BASE))
+        for ex in exs:
+            _SAMPLE_QUADS.extend(mapper.paper_quads(ex))
+    store = EmbeddedStore(path, base_iri=BASE)
+    graphs: dict[str, list[ox.Quad]] = {}
+    for q in _SAMPLE_QUADS:
+        graphs.setdefault(str(getattr(q.graph_name, "value", "")), []).append(q)
+    store.replace_graphs(graphs)
+    return store
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    store: EmbeddedStore
+
+
+def serve(store: EmbeddedStore, **settings: Any) -> Iterator[Server]:
+    """Run the API over `store` with uvicorn on a free loopback port in a thread; stop it afterwards."""
+    import uvicorn
+
+    from api import create_app
+    from kg.settings import Settings
+
+    app = create_app(Settings(store=store.location, base_iri=BASE, **settings), store)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("test server did not start")
+        time.sleep(0.02)
+    try:
+        yield Server(f"http://127.0.0.1:{port}", store)
+    finally:
+        server.should_exit = True
+        thread.join(10)
