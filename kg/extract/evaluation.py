@@ -39,11 +39,15 @@ _LIST_NEXT = re.compile(r"^\s*(?:$|,|and\b|or\b|\)|\$\\times)")
 
 
 def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str]]:
-    """Names that are list items (followed by a comma, and/or, or the end), not modifiers ("post-SFT methods")."""
+    """Names that are list items (followed by a comma, and/or, or the end), not modifiers ("post-SFT methods");
+    a plain capitalised word inside a Title Case run ("Image Captioning Dataset") is not one."""
     out = []
     for m in NAME_RE.finditer(text):
         w = m.group()
-        if w not in _GENERIC_WORDS and name_strength(w) >= min_strength and _LIST_NEXT.match(text[m.end():]):
+        strength = name_strength(w)
+        if strength == 1 and re.search(r"[A-Z][\w-]*\s+$", text[:m.start()]):
+            continue
+        if w not in _GENERIC_WORDS and strength >= min_strength and _LIST_NEXT.match(text[m.end():]):
             out.append((start + m.start(), start + m.end(), w))
     return out
 

@@ -14,8 +14,9 @@ from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.types import EntityRef
 
 _WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
-_VERB = re.compile(r"\b(propos|present|introduc|develop|design|devis|build|construct|creat|releas|curat|"
-                   r"contribut|formulat|offer|establish|collect|put forward)(e|es|ed|ing|s)?\b", re.I)
+_VERB = re.compile(r"\b(?:we|this (?:paper|work|study|article))(?:\s+(?:also|further|then|first|here|now|"
+                   r"additionally|therefore|thus|instead))?\s+(?:propose|present|introduce|develop|design|devise|"
+                   r"build|construct|create|release|curate|contribute)s?\b", re.I)
 _NAMING = re.compile(r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I)
 _STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using|of|in|on|"
                    r"for|with|from|across|under|over|between|against|into)\b|[;:]", re.I)
@@ -94,6 +95,15 @@ class ProposalFinder:
                                variant_of=variant))
         return doc
 
+    def _known_phrase(self, long: str) -> bool:
+        """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning")."""
+        words = long.split()
+        for i in range(len(words) - 1 if len(words) > 1 else 1):
+            e = self.lexicon.lookup(" ".join(words[i:]))
+            if e is not None and (i == 0 or e.ref.type == "Task" or len(words) - i >= 2):
+                return True
+        return False
+
     def _ok(self, word: str, strength_needed: int, sent_start: bool) -> bool:
         if name_strength(word, sent_start) < strength_needed:
             return False
@@ -102,7 +112,7 @@ class ProposalFinder:
     def _sentence(self, sent: Span, acr: list[list[object]], add: object) -> None:
         text, off = sent.text, sent.start_char
         adder = add  # typed loosely: (start, end, name, kind, conf, rule) -> None
-        verb = _VERB.search(text) if _WE.search(text) else None
+        verb = _VERB.search(text)
         if verb is None:
             verb = re.search(r"\b(proposing|introducing|presenting)\b|\b(is|are) (proposed|introduced)\b", text, re.I)
         if verb is not None:
@@ -113,7 +123,7 @@ class ProposalFinder:
             for a in acr:
                 s, e = int(a[2]), int(a[3])  # type: ignore[call-overload]
                 ls = int(a[4])  # type: ignore[call-overload]
-                if window[0] <= min(s, ls) < window[1] and self.lexicon.lookup(str(a[1])) is None:
+                if window[0] <= min(s, ls) < window[1] and not self._known_phrase(str(a[1])):
                     cands.append((min(s, ls), e, str(a[0])))
             for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
                 if any(c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
@@ -121,6 +131,11 @@ class ProposalFinder:
                     continue
                 named = bool(_NAMING.search(text[max(0, m.start() - 20):m.start()]))
                 appos = bool(re.match(r"\s*[,(:]", text[m.end():]))
+                nxt = re.match(r"\s*([A-Za-z-]+)", text[m.end():])
+                if nxt and nxt.group(1).islower() and nxt.group(1) not in KIND_BY_HEAD and not named \
+                        and nxt.group(1) not in ("and", "or", "is", "as", "which", "that", "to", "for", "with", "a",
+                                                 "an", "the", "in", "on", "of"):
+                    continue  # "the LVLM-generated captions": a modifier, not a name
                 if self._ok(m.group(), 1 if (named or appos) else 2, False):
                     cands.append((off + m.start(), off + m.end(), m.group()))
             if cands:

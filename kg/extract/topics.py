@@ -22,6 +22,8 @@ TASK_HEADS = frozenset(
 THREAT_HEADS = {"attack": "attack", "attacks": "attack", "adversary": "adversary", "adversaries": "adversary",
                 "perturbation": "perturbation", "perturbations": "perturbation", "injection": "injection",
                 "jailbreaks": "jailbreak", "jailbreak": "jailbreak", "backdoors": "backdoor", "poisoning": "poisoning"}
+THREAT_ADJ = frozenset("adversarial targeted untargeted adaptive oblivious universal physical black-box white-box "
+                       "byzantine transferable malicious indirect direct".split())
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
 STOP_MODS = frozenset(
     "a an the this that these those our their its his her such other various several many multiple different "
@@ -78,6 +80,10 @@ class TopicRules:
                     continue
                 cue = doc[left].lower_ if left >= 0 else ""
                 in_title = tok.idx < title_end
+                if in_title and not (left < 0 or cue in _CUES or cue == ":"):
+                    continue  # title case misleads the tagger: only "for X", "X:" and title starts
+                if cue in ("-", "/") or (left >= 0 and doc[left].whitespace_ == "" and doc[left].is_alpha):
+                    continue
                 if not (in_title or cue in _CUES or (tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in
                                                       ("task", "tasks", "problem", "problems"))):
                     continue
@@ -86,6 +92,8 @@ class TopicRules:
                     out.append(mention(start, end, "Task", _canon_task(text), confidence=conf, rule="task-phrase"))
             elif low in THREAT_HEADS:
                 _, mods = phrase_left(tok)
+                while mods and mods[0].tag_ not in ("NN", "NNS", "NNP") and mods[0].lower_ not in THREAT_ADJ:
+                    mods.pop(0)
                 if mods and mods[-1].tag_ != "CD":
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], THREAT_HEADS[low]])

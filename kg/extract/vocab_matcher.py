@@ -11,7 +11,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 from spacy.util import filter_spans
 
-from kg.extract.common import CONF_PATTERN, CONF_VOCAB, CONF_VOCAB_CASE, NAME_RE, mention, mentions
+from kg.extract.common import CONF_PATTERN, CONF_VOCAB, CONF_VOCAB_CASE, NAME_RE, mention, mentions, name_strength
 from kg.extract.lexicon import LexEntry, Lexicon, load_lexicon
 from kg.names import match_key
 from kg.types import EntityRef
@@ -101,6 +101,8 @@ class VocabMatcher:
         lex = self.lexicon
         end = start + len(word)
         e = lex.lookup(word)
+        if e is not None and name_strength(word) < 2 and not any(word.lower() == lab.lower() for lab in e.labels):
+            e = None  # "Place" is not "Places365"; loose keys are for name-shaped words only
         if e is not None:
             if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end:end + 8])):
                 name = f"{e.ref.name} {v.group(1)}"
