@@ -33,8 +33,11 @@ def _vis_bytes(name: str) -> bytes:
 
 async def index(request: Request) -> Response:
     """The page; no inline scripts, so a strict Content-Security-Policy holds."""
-    return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8",
-                        headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-cache"})
+    return FileResponse(
+        STATIC / "index.html",
+        media_type="text/html; charset=utf-8",
+        headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-cache"},
+    )
 
 
 async def vis(request: Request) -> Response:
@@ -42,8 +45,9 @@ async def vis(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in _VIS_FILES:
         return Response("not found", status_code=404, media_type="text/plain")
-    return Response(_vis_bytes(name), media_type=_VIS_FILES[name],
-                    headers={"Cache-Control": "public, max-age=86400"})
+    return Response(
+        _vis_bytes(name), media_type=_VIS_FILES[name], headers={"Cache-Control": "public, max-age=86400"}
+    )
 
 
 async def types(request: Request) -> Response:
@@ -65,4 +69,3 @@ def routes() -> list[BaseRoute]:
         Route("/explore/static/vis/{name}", vis, methods=["GET", "HEAD"]),
         Mount("/explore/static", app=StaticFiles(directory=STATIC), name="explorer-static"),
     ]
-

@@ -16,27 +16,38 @@
     return body.data;
   }
 
-  const SEARCH = `query Suggest($text: String!) { search(text: $text, first: 8) {
-    score paper { id title } entity { id name type } } }`;
-  const neighborhoodQuery = (withConfidence) => `query Around($id: ID!, $depth: Int, $limit: Int) {
+  const SEARCH = `query Suggest($text: String!) { search(text: $text, first: 12) {
+    score paper { id title } entity { id name type aliases paperCount } } }`;
+  const NEIGHBORHOOD = `query Around($id: ID!, $depth: Int, $limit: Int) {
     neighborhood(id: $id, depth: $depth, limit: $limit) {
-      nodes { id label type } edges { source target relation ${withConfidence ? "confidence" : ""} } truncated } }`;
+      nodes { id label type } edges { source target relation } truncated } }`;
+  // Link confidences of up to 12 papers per request (aliases stay under the API's alias limit).
+  const confidencesQuery = (n) => `query Confidences(${[...Array(n).keys()].map((i) => `$p${i}: ID!`).join(", ")}) {
+    ${[...Array(n).keys()].map((i) => `p${i}: paper(id: $p${i}) { id links { relation confidence entity { id } } }`)
+      .join("\n")} }`;
   const PAPER = `query Paper($id: ID!) { paper(id: $id) { id title abstract venue year codeUrls
     links { relation evidence confidence entity { id name type aliases } } } }`;
   const ENTITY = `query Entity($id: ID!, $type: EntityType) { entity(id: $id) {
     id name type kind aliases paperCount
     papers(first: 20) { totalCount edges { node { id title
       links(type: $type) { relation evidence confidence entity { id } } } } } } }`;
-  const EDGE_FIELDS = `query EdgeFields { __type(name: "Edge") { fields { name } } }`;
 
   // ---- state and the graph --------------------------------------------------------------------
-  const state = { center: null, styles: {}, hiddenTypes: new Set(), minConfidence: 0, edgeConfidence: false };
+  const state = { center: null, styles: {}, hiddenTypes: new Set(), minConfidence: 0, linked: null };
   const nodes = new vis.DataSet();
   const edges = new vis.DataSet();
-  const nodeView = new vis.DataView(nodes, { filter: (n) => !state.hiddenTypes.has(n.type) });
-  const edgeView = new vis.DataView(edges, {
-    filter: (e) => e.confidence == null || e.confidence >= state.minConfidence,
+  const confident = (e) => e.confidence == null || e.confidence >= state.minConfidence;
+  // With a confidence threshold, nodes left without a visible link disappear too (the centre stays).
+  const nodeView = new vis.DataView(nodes, {
+    filter: (n) => !state.hiddenTypes.has(n.type) && (!state.linked || state.linked.has(n.id) || n.id === state.center),
   });
+  const edgeView = new vis.DataView(edges, { filter: confident });
+  function refreshFilters() {
+    state.linked = state.minConfidence > 0
+      ? new Set(edges.get({ filter: confident }).flatMap((e) => [e.from, e.to])) : null;
+    nodeView.refresh();
+    edgeView.refresh();
+  }
   const network = new vis.Network($("graph"), { nodes: nodeView, edges: edgeView }, {
     nodes: { font: { size: 14, color: "#222" }, borderWidth: 1, margin: 8, widthConstraint: { maximum: 220 } },
     edges: {
@@ -82,7 +93,7 @@
     const depth = Number($("depth").value), limit = Number($("limit").value);
     setStatus(`Loading ${id}…`);
     try {
-      const data = await gql(neighborhoodQuery(state.edgeConfidence), { id, depth, limit });
+      const data = await gql(NEIGHBORHOOD, { id, depth, limit });
       const sub = data.neighborhood;
       if (!sub.nodes.length) { setStatus(`Nothing found for ${id}.`); return; }
       if (!expand) {
@@ -96,11 +107,32 @@
       note.hidden = sub.truncated === 0;
       note.textContent = `${sub.truncated} more not shown — raise the limit or expand a node`;
       setStatus(`${nodes.length} nodes, ${edges.length} links around ${nodes.get(id)?.fullLabel || id}`);
-      if (!expand) { network.once("stabilizationIterationsDone", () => network.fit()); openPanel(id); }
+      if (!expand) { network.once("stabilized", () => network.fit({ maxZoomLevel: 1.2 })); openPanel(id); }
+      await fillConfidences(sub.nodes.filter((n) => /^paper$/i.test(n.type)).map((n) => n.id));
     } catch (err) {
       setStatus(`Could not load ${id}: ${err.message}`);
       console.error(err);
     }
+  }
+
+  async function fillConfidences(paperIds) {
+    for (let i = 0; i < paperIds.length; i += 12) {
+      const chunk = paperIds.slice(i, i + 12);
+      const vars = Object.fromEntries(chunk.map((pid, j) => [`p${j}`, pid]));
+      const data = await gql(confidencesQuery(chunk.length), vars);
+      const updates = [];
+      for (const paper of Object.values(data)) {
+        for (const l of paper ? paper.links : []) {
+          const edge = edges.get(`${paper.id}|${l.relation}|${l.entity.id}`);
+          if (edge && typeof l.confidence === "number") {
+            updates.push({ id: edge.id, confidence: l.confidence,
+                           title: `${l.relation} (confidence ${l.confidence.toFixed(2)})` });
+          }
+        }
+      }
+      edges.update(updates);
+    }
+    refreshFilters();
   }
 
   function writeHash() {
@@ -148,11 +180,22 @@
     if (text.length < 2) { closeSuggestions(); return; }
     try {
       const data = await gql(SEARCH, { text });
-      if (seq === searchSeq) renderSuggestions(data.search);
+      if (seq === searchSeq) renderSuggestions(rank(data.search, text).slice(0, 8));
     } catch (err) {
       setStatus(`Search failed: ${err.message}`);
       console.error(err);
     }
+  }
+  // Exact name or alias matches first, then entities that some paper links to, then by score.
+  function rank(hits, text) {
+    const want = text.toLowerCase();
+    const key = (h) => {
+      const e = h.entity;
+      const exact = e && [e.name, ...e.aliases].some((n) => n.toLowerCase() === want);
+      return [exact ? 0 : 1, e && e.paperCount === 0 ? 1 : 0, -h.score];
+    };
+    const cmp = (a, b) => { for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i]; return 0; };
+    return hits.map((h) => [key(h), h]).sort((a, b) => cmp(a[0], b[0])).map(([, h]) => h);
   }
   function renderSuggestions(hits) {
     list.replaceChildren();
@@ -295,7 +338,7 @@
   $("confidence").addEventListener("input", (ev) => {
     state.minConfidence = Number(ev.target.value);
     $("confidence-value").textContent = state.minConfidence.toFixed(2);
-    edgeView.refresh();
+    refreshFilters();
   });
   $("depth").addEventListener("change", () => { if (state.center) show(state.center); });
   $("limit").addEventListener("change", () => { if (state.center) show(state.center); });
@@ -307,7 +350,7 @@
       const box = el("input", { type: "checkbox", checked: "", "data-type": type });
       box.addEventListener("change", () => {
         if (box.checked) state.hiddenTypes.delete(type); else state.hiddenTypes.add(type);
-        nodeView.refresh();
+        refreshFilters();
       });
       legend.append(el("label", {}, box, el("span", { class: `swatch shape-${style.shape}`,
                                                       style: `background:${style.color}` }), type));
@@ -317,14 +360,6 @@
   async function start() {
     state.styles = await (await fetch("/explore/types.json")).json();
     renderLegend();
-    try {
-      const data = await gql(EDGE_FIELDS);
-      state.edgeConfidence = (data.__type?.fields || []).some((f) => f.name === "confidence");
-    } catch { state.edgeConfidence = false; }
-    if (!state.edgeConfidence) {
-      $("confidence").disabled = true;
-      $("confidence").parentElement.title = "This API gives no link confidences for the graph";
-    }
     api.ready = true;
     if (location.hash) readHash(); else setStatus("Search for a paper, dataset, method, task…");
   }
