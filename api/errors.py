@@ -18,4 +18,4 @@ _VISIBLE = (PublicError, BadCursor, QueryTimeout, TooManyRows)
 def should_mask(error: GraphQLError) -> bool:
     """Mask unexpected exceptions (no messages, paths or traces from inside leak to clients)."""
     original = error.original_error
-    return original is not None and not isinstance(original, _VISIBLE | GraphQLError)
+    return original is not None and not isinstance(original, (*_VISIBLE, GraphQLError))
