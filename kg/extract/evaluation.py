@@ -18,24 +18,26 @@ _LIST_BEFORE = re.compile(r"((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s
                           r"[\w.+-]+)\s+" + _DS + r"\b")
 # "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
 _LIST_AFTER = re.compile(_DS + r"\s*(?:,\s*)?(?:\(|such as|including|like|e\.g\.,?|namely|:)\s*"
-                         r"((?:[\w.+-]+\s*(?:,|and|or|,\s*and)\s*)*[\w.+-]+)", re.I)
+                         r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)", re.I)
 _APPOS = re.compile(r"\b" + _DS + r"\s+([A-Z][\w.+-]*)")
 _EVAL = re.compile(r"\b(experiments?|evaluat\w*|results?|experimented|tested|trained|test|validat\w*)\s+"
-                   r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,|and|or|,\s*and)"
+                   r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,\s*and|,\s*or|,|and|or)"
                    r"\s*)*[\w.+-]+)", re.I)
 _COMPARE = re.compile(r"\b(compared (?:to|with|against)|comparisons? (?:to|with|against)|outperform\w*|"
                       r"surpass\w*|baselines?(?: such as| including| like)?|than|over|against|versus|vs\.?)\s+"
                       r"(?:(?:the|state-of-the-art|strong|existing|prior|prominent|techniques|methods|approaches|"
                       r"baselines|models|such as|including|like|e\.g\.)[\s,]+)*"
-                      r"((?:[\w.+-]+\s*(?:,|and|or|,\s*and)\s*)*[\w.+-]+)", re.I)
+                      r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)", re.I)
 _USES = re.compile(r"\b(built (?:up)?on|based on|on top of|backbones?(?: such as)?|with an? |paired with an? )"
                    r"((?:[\w.+-]+\s+){0,2}[\w.+-]+)", re.I)
 _METRIC = re.compile(r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|gains?|increase)\s+)?(?:on|in)\s+"
                      r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b", re.I)
+# "the X benchmark and Y": a name coordinated with a dataset mention
+_COORD = re.compile(r"\b" + _DS + r"\s*(?:,\s*and|,|and)\s+(?:the\s+)?([A-Za-z][\w.+-]*)(?=[\s,.;)]|$)")
 _GENERIC_WORDS = {"The", "This", "These", "Our", "We", "In", "On", "It", "Its", "All", "Both", "Each", "A", "An"}
 
 
-_LIST_NEXT = re.compile(r"^\s*(?:$|,|and\b|or\b|\)|\$\\times)")
+_LIST_NEXT = re.compile(r"^\s*(?:$|,|;|\.(?:\s|$)|and\b|or\b|\)|\$\\times)")
 
 
 def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str]]:
@@ -76,7 +78,7 @@ class EvaluationRules:
                     if not self._known(w):
                         out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
                                            rule="dataset-list"))
-            for rx in (_LIST_AFTER, _APPOS):
+            for rx in (_LIST_AFTER, _APPOS, _COORD):
                 for m in rx.finditer(text):
                     for s, e, w in _names(m.group(1), off + m.start(1), 1):
                         if not self._known(w):

@@ -120,14 +120,15 @@ class ProposalFinder:
             w_end = stop.start() if stop else len(text)
             window = (off + verb.end(), off + min(w_end, verb.end() + 120))
             cands: list[tuple[int, int, str]] = []
+            known_short = {str(a[0]) for a in acr if self._known_phrase(str(a[1]))}
             for a in acr:
                 s, e = int(a[2]), int(a[3])  # type: ignore[call-overload]
                 ls = int(a[4])  # type: ignore[call-overload]
                 if window[0] <= min(s, ls) < window[1] and not self._known_phrase(str(a[1])):
                     cands.append((min(s, ls), e, str(a[0])))
             for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
-                if any(c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
-                       for c in cands):
+                if m.group() in known_short or any(
+                        c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start()) for c in cands):
                     continue
                 named = bool(_NAMING.search(text[max(0, m.start() - 20):m.start()]))
                 appos = bool(re.match(r"\s*[,(:]", text[m.end():]))

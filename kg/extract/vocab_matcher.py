@@ -80,6 +80,8 @@ class VocabMatcher:
             e = self.entries[span.label_]
             if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5:
                 continue  # "QA" in "QA-SFT" is not question answering
+            if re.match(r"-[A-Z0-9]", text[span.end_char:span.end_char + 2]):
+                continue  # "CIFAR-100-LT": a named variant, left to the name-word rules
             if len(span) == 1 and span[0].tag_.startswith("VB") and span[0].tag_ != "VBG" or \
                     len(span) == 1 and span[0].tag_ == "VBG" and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj"):
                 continue  # "boosting performance" is a verb, not the method
@@ -137,7 +139,8 @@ class VocabMatcher:
             exact = lex.lookup(stem)
             if exact is not None:
                 out.append(mention(start, start + len(word), exact.ref.type, exact.ref.name, kind=exact.ref.kind,
-                                   confidence=CONF_VOCAB, rule="vocab-model-size"))
+                                   confidence=CONF_VOCAB, rule="vocab-model-size", broader=exact.broader,
+                                   variant_of=family.ref if exact.ref != family.ref else None))
             else:
                 out.append(mention(start, start + len(word), "Model", name, kind="Model", confidence=CONF_PATTERN,
                                    rule="model-version", variant_of=family.ref))
@@ -147,7 +150,7 @@ class VocabMatcher:
                                confidence=CONF_VOCAB, rule="vocab-model-size"))
             return
         # "CIFAR-10-LT", "SVHN-LT": a named variant of a known dataset/method is its own entity.
-        if "-" in word:
+        if "-" in word and re.match(r"[A-Z0-9]", word.rsplit("-", 1)[1]):
             base_word = word.rsplit("-", 1)[0]
             base = lex.lookup(base_word)
             if base is not None and base.ref.type in ("Dataset", "Method", "Model") and not base.case_sensitive:
