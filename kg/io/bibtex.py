@@ -9,6 +9,7 @@ Protective braces (``{BERT}``) are dropped; "Last, First and …" author lists b
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 
@@ -18,6 +19,9 @@ from bibtexparser.model import Block, Entry, ParsingFailedBlock
 from kg.io.clean import clean_text
 from kg.io.records import MAX_AUTHORS, RawFields, build_paper, parse_year
 from kg.types import Paper, ReadProblem
+
+# Parse errors become ReadProblems; without a handler the parser's own warnings would also hit stderr.
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 _BRACE = re.compile(r"[{}]")
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)

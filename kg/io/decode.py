@@ -136,10 +136,10 @@ def decode(data: bytes, name: str) -> Decoded:
             return Decoded(None, tuple(problems))
         data = raw
     text, notes = _to_text(data, name)
-    problems.extend(notes)
     kind = _binary_kind(data, text)
-    if kind:
+    if kind:  # the encoding notes would only be noise here
         return Decoded(None, (*problems, ReadProblem(name, "file", f"{kind}, not text; skipped")))
+    problems.extend(notes)
     if "\x00" in text:
         problems.append(ReadProblem(name, "file", f"removed {text.count(chr(0))} NUL characters"))
         text = text.replace("\x00", "")

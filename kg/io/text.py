@@ -1,7 +1,8 @@
 """Plain-text reader: an optional header line, then one abstract per blank-line-separated paragraph.
 
 The first paragraph is a header (not a paper) when it is a single line of at most `HEADER_MAX_CHARS`
-characters and `HEADER_MAX_WORDS` words, e.g. "ICML 2025 论文列表". If the header names a venue and year
+characters and `HEADER_MAX_WORDS` words not ending like a sentence (".", "!", "?", "。"), e.g.
+"ICML 2025 论文列表". If the header names a venue and year
 ("ICML 2025", "NeurIPS'24" is not matched), every paper gets that venue and year. Papers carry no title;
 their ids are content hashes (see `kg.io.identity`). A paragraph with no letter or digit at all (a
 "-----" separator) is reported and skipped.
@@ -38,9 +39,14 @@ def paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 def is_header(paragraph: str) -> bool:
-    """A single short line (a list title), not an abstract."""
+    """A single short line that does not end like a sentence (a list title), not an abstract."""
     line = paragraph.strip()
-    return "\n" not in line and len(line) <= HEADER_MAX_CHARS and len(line.split()) <= HEADER_MAX_WORDS
+    return (
+        "\n" not in line
+        and len(line) <= HEADER_MAX_CHARS
+        and len(line.split()) <= HEADER_MAX_WORDS
+        and not line.endswith((".", "!", "?", "。"))
+    )
 
 
 def venue_from_header(header: str) -> tuple[str | None, int | None]:
