@@ -9,14 +9,27 @@ from pathlib import Path
 
 import pytest
 
+import kg.io.registry as registry
 from kg.io import ReaderError, available_formats, parse_papers, read_papers, register_reader
 from kg.io.registry import format_for_extension, get_loader
 from kg.io.sniff import choose_format, sniff
 from kg.types import Paper, ReadProblem
 
 
+@pytest.fixture
+def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registrations made by a test vanish after it, so other tests see only the built-in readers."""
+    monkeypatch.setattr(registry, "_READERS", dict(registry._READERS))
+    monkeypatch.setattr(registry, "_BY_EXTENSION", dict(registry._BY_EXTENSION))
+
+
 def test_builtin_formats() -> None:
     assert available_formats() == ["bibtex", "copilot", "csv", "json", "jsonl", "text", "tsv"]
+
+
+def test_registrations_are_undone_between_tests(scratch_registry: None) -> None:
+    register_reader("temp-test", (".tmpx",), "kg.io.text:read_text")
+    assert "temp-test" in available_formats()
 
 
 def test_extension_lookup() -> None:
@@ -34,26 +47,25 @@ def test_unknown_format_raises_at_call_time(tmp_path: Path) -> None:
         read_papers(tmp_path / "missing.xml", fmt="xml")
 
 
-def test_lazy_loader_string_is_imported_on_first_use() -> None:
+def test_lazy_loader_string_is_imported_on_first_use(scratch_registry: None) -> None:
     register_reader("lazy-test", (".lazytest",), "kg.io.text:read_text")
-    try:
-        assert get_loader("lazy-test").__name__ == "read_text"
-    finally:
-        register_reader("lazy-test", (), "kg.io.text:read_text")
+    assert registry._READERS["lazy-test"].loaded is None
+    assert get_loader("lazy-test").__name__ == "read_text"
+    assert format_for_extension(".lazytest") == "lazy-test"
 
 
-def test_bad_lazy_loader_raises_reader_error() -> None:
+def test_bad_lazy_loader_raises_reader_error(scratch_registry: None) -> None:
     register_reader("broken-test", (), "kg.io.nope:read")
     with pytest.raises(ReaderError, match="reader 'broken-test' cannot be loaded"):
         get_loader("broken-test")
 
 
-def test_lazy_loader_needs_colon() -> None:
+def test_lazy_loader_needs_colon(scratch_registry: None) -> None:
     with pytest.raises(ReaderError):
         register_reader("x", (), "kg.io.text.read_text")
 
 
-def test_custom_reader_by_extension(tmp_path: Path) -> None:
+def test_custom_reader_by_extension(tmp_path: Path, scratch_registry: None) -> None:
     def read_lines(text: str, name: str) -> Iterator[Paper | ReadProblem]:
         for n, line in enumerate(text.split("\n"), start=1):
             if line:
@@ -113,7 +125,7 @@ def test_parse_papers_from_bytes_with_format() -> None:
     assert [type(i).__name__ for i in items] == ["Paper"]
 
 
-def test_reader_crash_becomes_problem(tmp_path: Path) -> None:
+def test_reader_crash_becomes_problem(tmp_path: Path, scratch_registry: None) -> None:
     def explode(text: str, name: str) -> Iterator[Paper | ReadProblem]:
         yield Paper(id="ok", abstract="fine", source=f"{name}:1")
         raise RuntimeError("boom\nsecond line")
