@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs
 
 import pyoxigraph as ox
 from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
@@ -57,8 +58,8 @@ def classify(text: str) -> tuple[str, list[str] | None]:
         raise Refused(403, "SERVICE (federated queries) is not allowed on this endpoint")
     query = parsed[1]
     variables = None
-    if query.name == "SelectQuery" and query.get("projection"):
-        variables = [str(p.get("var") or p.get("evar")) for p in query["projection"]]
+    if query.name == "SelectQuery" and "projection" in query:
+        variables = [str(p["var"] if "var" in p else p["evar"]) for p in query["projection"]]
     return query.name, variables
 
 
@@ -71,12 +72,11 @@ async def _query_text(request: Request) -> str:
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if ctype == "application/sparql-update":
             raise Refused(403, "this endpoint is read-only: updates are refused")
-        if ctype == "application/x-www-form-urlencoded":
-            form = await request.form()
+        if ctype == "application/x-www-form-urlencoded":  # parsed here: no python-multipart needed
+            form = parse_qs((await request.body()).decode("utf-8", errors="replace"), max_num_fields=20)
             if "update" in form:
                 raise Refused(403, "this endpoint is read-only: updates are refused")
-            raw = form.get("query")
-            text = raw if isinstance(raw, str) else None
+            text = form.get("query", [""])[0]
         elif ctype == "application/sparql-query":
             text = (await request.body()).decode("utf-8", errors="replace")
         else:

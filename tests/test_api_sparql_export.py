@@ -1,0 +1,125 @@
+"""/sparql (read-only SPARQL 1.1 protocol) and /export over real HTTP on the sample."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import httpx
+import pyoxigraph as ox
+import pytest
+import rdflib
+from fixtures_api import Server, sample_store, serve
+
+KG = "PREFIX kg: <https://w3id.org/paperkg/ontology#> PREFIX dcterms: <http://purl.org/dc/terms/> "
+USES_AGENTDOJO = (
+    KG + "SELECT ?id WHERE { ?p kg:usesDataset <https://w3id.org/paperkg/dataset/agentdojo> ; "
+    "dcterms:identifier ?id }"
+)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    yield from serve(sample_store(), sparql_row_cap=50)
+
+
+def test_select_json_over_get(server: Server) -> None:
+    r = httpx.get(server.url + "/sparql", params={"query": USES_AGENTDOJO})
+    assert r.headers["content-type"].startswith("application/sparql-results+json")
+    assert r.json() == {
+        "head": {"vars": ["id"]},
+        "results": {"bindings": [{"id": {"type": "literal", "value": "seed-12"}}]},
+    }
+
+
+def test_select_csv_over_post_form(server: Server) -> None:
+    r = httpx.post(server.url + "/sparql", data={"query": USES_AGENTDOJO}, headers={"Accept": "text/csv"})
+    assert (r.status_code, r.text) == (200, "id\r\nseed-12\r\n")
+
+
+def test_select_xml_over_post_body(server: Server) -> None:
+    r = httpx.post(
+        server.url + "/sparql",
+        content=USES_AGENTDOJO,
+        headers={"Content-Type": "application/sparql-query", "Accept": "application/sparql-results+xml"},
+    )
+    assert '<binding name="id"><literal>seed-12</literal></binding>' in r.text
+
+
+def test_ask(server: Server) -> None:
+    r = httpx.get(server.url + "/sparql", params={"query": KG + "ASK { ?p a kg:Paper }"})
+    assert r.json() == {"head": {}, "boolean": True}
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "DROP ALL",
+        "INSERT DATA { <http://a> <http://b> <http://c> }",
+        "LOAD <http://example.org/x.ttl>",
+        "DELETE WHERE { ?s ?p ?o }",
+    ],
+)
+def test_updates_refused_every_way(server: Server, update: str) -> None:
+    before = server.store.triple_count()
+    codes = [
+        httpx.get(server.url + "/sparql", params={"query": update}).status_code,
+        httpx.post(server.url + "/sparql", data={"update": update}).status_code,
+        httpx.post(
+            server.url + "/sparql", content=update, headers={"Content-Type": "application/sparql-update"}
+        ).status_code,
+    ]
+    assert codes == [403, 403, 403] and server.store.triple_count() == before
+
+
+def test_service_refused(server: Server) -> None:
+    q = "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"
+    assert httpx.get(server.url + "/sparql", params={"query": q}).status_code == 403
+
+
+def test_malformed_query_is_400(server: Server) -> None:
+    r = httpx.get(server.url + "/sparql", params={"query": "SELECT ?x WHERE {"})
+    assert (r.status_code, r.text) == (400, "malformed SPARQL query")
+
+
+def test_row_cap(server: Server) -> None:
+    r = httpx.get(server.url + "/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o }"})
+    assert r.status_code == 413 and "more than 50 rows" in r.text
+
+
+def test_construct_as_ntriples(server: Server) -> None:
+    q = (
+        KG + "CONSTRUCT { ?p dcterms:identifier ?id } WHERE { ?p kg:usesDataset ?d ; dcterms:identifier ?id }"
+        " LIMIT 1"
+    )
+    r = httpx.get(server.url + "/sparql", params={"query": q}, headers={"Accept": "application/n-triples"})
+    assert r.headers["content-type"].startswith("application/n-triples") and r.text.count(" .\n") == 1
+
+
+def test_whole_graph_turtle_export_parses(server: Server) -> None:
+    r = httpx.get(server.url + "/export", params={"format": "turtle"}, timeout=60)
+    g = rdflib.Graph().parse(data=r.text, format="turtle")
+    assert r.headers["content-type"].startswith("text/turtle") and len(g) > 5000
+
+
+def test_paper_export_nquads_in_its_graph(server: Server) -> None:
+    r = httpx.get(server.url + "/export", params={"format": "nquads", "paper": "seed-12"})
+    graphs = {q.graph_name.value for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)}
+    assert r.headers["content-type"].startswith("application/n-quads")
+    assert graphs == {"https://w3id.org/paperkg/graph/paper/seed-12"}
+
+
+def test_entity_export_jsonld(server: Server) -> None:
+    r = httpx.get(server.url + "/export", params={"format": "jsonld", "entity": "method/melon"})
+    g = rdflib.Graph().parse(io.BytesIO(r.content), format="json-ld")
+    assert r.headers["content-type"] == "application/ld+json"
+    assert (
+        rdflib.URIRef("https://w3id.org/paperkg/method/melon"),
+        rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
+        rdflib.Literal("MELON"),
+    ) in g
+
+
+def test_export_unknown_format_and_missing_paper(server: Server) -> None:
+    assert httpx.get(server.url + "/export", params={"format": "yaml"}).status_code == 400
+    assert httpx.get(server.url + "/export", params={"paper": "nope"}).status_code == 404
