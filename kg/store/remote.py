@@ -20,9 +20,8 @@ from kg.store.dialects import DIALECTS, Dialect, guess_dialect
 from kg.store.embedded import dump_dataset
 from kg.store.formats import rdf_format
 from kg.store.limits import collect
-from kg.store.sparql import bind
 from kg.store.types import BadQuery, QueryTimeout, Row, StoreError, Term
-from kg.store.writes import Meta, drop_update, replace_update
+from kg.store.writes import Meta
 
 _JSON = "application/sparql-results+json"
 _NT = "application/n-triples"
@@ -44,7 +43,12 @@ class RemoteStore:
         self._timeout_s = timeout_s
         self._http = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=5.0),
                                   limits=httpx.Limits(max_keepalive_connections=8))
-        self.ask("ASK {}", timeout_s=5.0)  # fail now, in one line, when nothing answers there
+        # fail now, in one line, when nothing answers there; the Server header names the engine
+        probe = self._post(self._ep.query, accept=_JSON, timeout_s=5.0, params=self.dialect.union_params,
+                           data={"query": "ASK {}"})
+        if d is None:
+            self.dialect = guess_dialect(location, probe.headers.get("server"))
+            self._ep = self.dialect.endpoints(location)
 
     # --- HTTP ---------------------------------------------------------------------------------
     def _post(self, url: str, *, accept: str | None = None, timeout_s: float | None = None,
@@ -85,38 +89,43 @@ class RemoteStore:
     # --- reads --------------------------------------------------------------------------------
     def select(self, query: str, bindings: Mapping[str, Term] | None = None,
                timeout_s: float | None = None, max_rows: int | None = None) -> list[Row]:
-        body = self._query(bind(query, bindings), _JSON, timeout_s)
-        res = ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+        body = self._query(self.dialect.bind(query, bindings), _JSON, timeout_s)
+        res = ox.parse_query_results(self.dialect.results(body), ox.QueryResultsFormat.JSON)
         if not isinstance(res, ox.QuerySolutions):
             raise BadQuery("not a SELECT query")
         names = [v.value for v in res.variables]
+        fix = self.dialect.row
 
         def convert(sol: ox.QuerySolution) -> Row:
-            return {n: v for n in names if (v := sol[n]) is not None}
+            return fix({n: v for n in names if (v := sol[n]) is not None})
 
         return collect(lambda: iter(res), convert, max_rows=max_rows)
 
     def ask(self, query: str, bindings: Mapping[str, Term] | None = None,
             timeout_s: float | None = None) -> bool:
-        res = ox.parse_query_results(self._query(bind(query, bindings), _JSON, timeout_s),
+        res = ox.parse_query_results(self._query(self.dialect.bind(query, bindings), _JSON, timeout_s),
                                      ox.QueryResultsFormat.JSON)
         if not isinstance(res, ox.QueryBoolean):
             raise BadQuery("not an ASK query")
         return bool(res)
 
     def construct(self, query: str, bindings: Mapping[str, Term] | None = None) -> list[ox.Triple]:
-        body = self._query(bind(query, bindings), _NT)
+        body = self._query(self.dialect.bind(query, bindings), _NT)
         return [q.triple if isinstance(q, ox.Quad) else q for q in ox.parse(body, ox.RdfFormat.N_TRIPLES)]
 
     def named_graphs(self) -> list[str]:
-        rows = self.select("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }")
+        keep = self.dialect.graph_filter("g")  # engines with system graphs (Virtuoso) leave them out
+        rows = self.select(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {keep} }}" if keep
+                           else "SELECT DISTINCT ?g WHERE { GRAPH ?g { } }")
         return sorted(g.value for r in rows if isinstance(g := r.get("g"), ox.NamedNode)
                       and g != self._meta.graph)
 
     def triple_count(self) -> int:
         """A COUNT over the endpoint: a full scan on the server, not a metadata read."""
         meta = self._meta.graph  # our own IRI, not user input
-        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {meta})}}")
+        keep = self.dialect.graph_filter("g")
+        rows = self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } "
+                           f"FILTER(?g != {meta}) {keep} }}")
         n = rows[0]["n"] if rows else None
         return int(n.value) if isinstance(n, ox.Literal) else 0
 
@@ -128,11 +137,11 @@ class RemoteStore:
     # --- writes -------------------------------------------------------------------------------
     def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]]) -> None:
         if graphs:
-            self._update(replace_update(graphs, self._meta))
+            for text in self.dialect.replace_updates(graphs, self._meta):
+                self._update(text)
 
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:
-        text = drop_update(graph_iris, self._meta)
-        if text:
+        for text in self.dialect.drop_updates(graph_iris, self._meta):
             self._update(text)
 
     def load(self, path: str, fmt: str = "nquads", *, graph: str | None = None) -> None:
@@ -150,7 +159,8 @@ class RemoteStore:
             self._post(self._ep.store, params=params, content=data, content_type=rdf.media_type)
         else:
             target: ox.NamedNode | ox.DefaultGraph = ox.NamedNode(graph) if graph else ox.DefaultGraph()
-            self._update(f"INSERT DATA {{ {_as_insert_data(ox.parse(data, rdf), target)} }}")
+            for text in self.dialect.insert_updates(_as_insert_data(ox.parse(data, rdf), target)):
+                self._update(text)
         self._update(self._meta.bump())
 
     # --- export -------------------------------------------------------------------------------
@@ -163,7 +173,8 @@ class RemoteStore:
             local.load(resp.content, format=ox.RdfFormat.N_TRIPLES if graph else ox.RdfFormat.N_QUADS,
                        to_graph=ox.NamedNode(graph) if graph else None)
         else:
-            rows = self.select("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+            keep = self.dialect.graph_filter("g")
+            rows = self.select(f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {keep} }}")
             local.extend(ox.Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows)  # type: ignore[arg-type]
         dump_dataset(local, out, fmt, graph, self._meta, self._base_iri)
 
