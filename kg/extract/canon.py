@@ -14,10 +14,8 @@ from kg.extract.topics import TASK_HEADS, THREAT_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
-_METHOD_HEADS = frozenset("learning fine-tuning finetuning tuning training optimization regression sampling search "
-                          "attention transformer transformers encoder decoder autoencoder estimation descent "
-                          "prompting distillation augmentation pretraining pre-training".split())
-_METRIC_HEADS = frozenset("rate score error accuracy distance divergence ratio".split())
+_METHOD_HEADS = frozenset(["learning", "fine-tuning", "finetuning", "tuning", "training", "optimization", "regression", "sampling", "search", "attention", "transformer", "transformers", "encoder", "decoder", "autoencoder", "estimation", "descent", "prompting", "distillation", "augmentation", "pretraining", "pre-training"])
+_METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 
 
 def type_of_long_form(long: str) -> tuple[str, str | None] | None:

@@ -60,8 +60,7 @@ for _kind, _type, _words in [
         KIND_BY_HEAD[_w] = (_type, _kind)
 
 GENERIC_ACRONYMS = frozenset(
-    "AI ML DL NLP CV LLM LLMS VLM VLMS MLLM MLLMS LM LMS SOTA GPU GPUS CPU TPU API APIS RGB IID OOD URL PDF USA "
-    "US UK EU II III IV OK FPS PHD NN NNS DNN DNNS HTML JSON SQL CNN RNN GAN SGD ID".split())
+    ["AI", "ML", "DL", "NLP", "CV", "LLM", "LLMS", "VLM", "VLMS", "MLLM", "MLLMS", "LM", "LMS", "SOTA", "GPU", "GPUS", "CPU", "TPU", "API", "APIS", "RGB", "IID", "OOD", "URL", "PDF", "USA", "US", "UK", "EU", "II", "III", "IV", "OK", "FPS", "PHD", "NN", "NNS", "DNN", "DNNS", "HTML", "JSON", "SQL", "CNN", "RNN", "GAN", "SGD", "ID"])
 _CAPS = re.compile(r"[A-Z]")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"[0-9]")

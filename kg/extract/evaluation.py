@@ -34,6 +34,7 @@ _METRIC = re.compile(r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|
                      r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b", re.I)
 # "the X benchmark and Y": a name coordinated with a dataset mention
 _COORD = re.compile(r"\b" + _DS + r"\s*(?:,\s*and|,|and)\s+(?:the\s+)?([A-Za-z][\w.+-]*)(?=[\s,.;)]|$)")
+_CMP_CUES = ("compar", "outperform", "surpass", "baseline", "than", "over", "against", "versus", "vs")
 _GENERIC_WORDS = {"The", "This", "These", "Our", "We", "In", "On", "It", "Its", "All", "Both", "Each", "A", "An"}
 
 
@@ -84,12 +85,14 @@ class EvaluationRules:
                         if not self._known(w):
                             out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
                                                rule="dataset-such-as"))
-            for m in _EVAL.finditer(text):
+            for m in (_EVAL.finditer(text) if any(ch.isupper() or ch.isdigit() for ch in text[1:]) else ()):
                 for s, e, w in _names(m.group(3), off + m.start(3), 2):
                     if not self._known(w):
                         out.append(mention(s, e, "Dataset", w, kind="Dataset", confidence=CONF_WEAK,
                                            rule="evaluated-on"))
-            for m in _COMPARE.finditer(text):
+            low = text.lower()
+            has_cmp = any(c in low for c in _CMP_CUES)
+            for m in (_COMPARE.finditer(text) if has_cmp else ()):
                 compare.append([off + m.start(2), off + m.end(2)])
                 for s, e, w in _names(m.group(2), off + m.start(2), 2):
                     if not self._known(w):
@@ -100,7 +103,7 @@ class EvaluationRules:
                     if not self._known(w) and m.group(1).lower().startswith(("built", "based", "on top", "backbone")):
                         out.append(mention(s, e, "Method", w, kind="Method", confidence=CONF_WEAK + 0.05,
                                            rule="uses-pattern"))
-            for m in _METRIC.finditer(text):
+            for m in (_METRIC.finditer(text) if "%" in text else ()):
                 phrase = m.group(1)
                 if not self._known(phrase):
                     out.append(mention(off + m.start(1), off + m.end(1), "Metric", phrase.lower(),

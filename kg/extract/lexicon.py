@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.names import match_key
-from kg.types import ENTITY_TYPES, EntityRef, EntityType
+from kg.types import ENTITY_TYPES, EntityRef
 
 VOCAB_DIR = Path(__file__).resolve().parents[2] / "ontology" / "vocab"
 SKOS = "http://www.w3.org/2004/02/skos/core#"

@@ -8,8 +8,7 @@ import re
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from kg.extract.common import (CONF_PATTERN, CONF_WEAK, KIND_BY_HEAD, NAME_RE, mention, mentions,
-                               name_strength)
+from kg.extract.common import CONF_PATTERN, CONF_WEAK, KIND_BY_HEAD, NAME_RE, mention, mentions, name_strength
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.types import EntityRef
 
@@ -18,6 +17,7 @@ _VERB = re.compile(r"\b(?:we|this (?:paper|work|study|article))(?:\s+(?:also|fur
                    r"additionally|therefore|thus|instead))?\s+(?:propose|present|introduce|develop|design|devise|"
                    r"build|construct|create|release|curate|contribute)s?\b", re.I)
 _NAMING = re.compile(r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I)
+_NAMING_ANY = re.compile(r"\b(named|called|dubbed|termed|coined|denoted|referred to as|namely)\s", re.I)
 _STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using|of|in|on|"
                    r"for|with|from|across|under|over|between|against|into)\b|[;:]", re.I)
 _NOVEL = re.compile(r"^\s*,\s*(a|an)\s+((novel|new|simple|first|unified|general|effective|efficient|scalable|"
@@ -146,14 +146,19 @@ class ProposalFinder:
                     kind = kind or kind_near(text[verb.end(): s - off][-60:]) or kind_near(text[e - off:][:80])
                     ns, ne = _short_span(acr, s, e, name)
                     adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
+        if "," not in text and not _NAMING_ANY.search(text):
+            return
+        we = bool(_WE.search(text) or verb)
         for m in NAME_RE.finditer(text):
-            after = text[m.end():]
+            after = text[m.end():m.end() + 120]
+            if not after.lstrip().startswith(",") and not _NAMING.search(text[max(0, m.start() - 25):m.start()]):
+                continue
             before = text[max(0, m.start() - 25):m.start()]
             sent_start = m.start() == 0
             if _NOVEL.match(after) and self._ok(m.group(), 1, sent_start):
                 kind = kind_near(after[:80])
                 adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "novel-apposition")  # type: ignore[operator]
-            elif _NAMING.search(before) and (_WE.search(text) or verb) and self._ok(m.group(), 1, sent_start):
+            elif we and _NAMING.search(before) and self._ok(m.group(), 1, sent_start):
                 kind = kind_near(text[max(0, m.start() - 60):m.start()]) or kind_near(after[:60])
                 adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "named-pattern")  # type: ignore[operator]
 

@@ -13,28 +13,16 @@ from kg.extract.common import CONF_PATTERN, CONF_WEAK, mention, mentions
 from kg.names import singular
 
 TASK_HEADS = frozenset(
-    "generation prediction detection forecasting classification recognition segmentation estimation "
-    "recommendation retrieval translation summarization answering clustering mapping tracking captioning "
-    "synthesis completion reconstruction localization parsing planning navigation editing matching ranking "
-    "quantization pruning simulation reasoning grounding inpainting denoising restoration super-resolution "
-    "discovery imputation compression distillation unlearning alignment manipulation verification "
-    "extraction labeling labelling tagging understanding design".split())
+    ["generation", "prediction", "detection", "forecasting", "classification", "recognition", "segmentation", "estimation", "recommendation", "retrieval", "translation", "summarization", "answering", "clustering", "mapping", "tracking", "captioning", "synthesis", "completion", "reconstruction", "localization", "parsing", "planning", "navigation", "editing", "matching", "ranking", "quantization", "pruning", "simulation", "reasoning", "grounding", "inpainting", "denoising", "restoration", "super-resolution", "discovery", "imputation", "compression", "distillation", "unlearning", "alignment", "manipulation", "verification", "extraction", "labeling", "labelling", "tagging", "understanding", "design", "separation"])
 THREAT_HEADS = {"attack": "attack", "attacks": "attack", "adversary": "adversary", "adversaries": "adversary",
                 "perturbation": "perturbation", "perturbations": "perturbation", "injection": "injection",
                 "jailbreaks": "jailbreak", "jailbreak": "jailbreak", "backdoors": "backdoor", "poisoning": "poisoning"}
-THREAT_ADJ = frozenset("adversarial targeted untargeted adaptive oblivious universal physical black-box white-box "
-                       "byzantine transferable malicious indirect direct".split())
+THREAT_ADJ = frozenset(["adversarial", "targeted", "untargeted", "adaptive", "oblivious", "universal", "physical", "black-box", "white-box", "byzantine", "transferable", "malicious", "indirect", "direct"])
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
 STOP_MODS = frozenset(
-    "a an the this that these those our their its his her such other various several many multiple different "
-    "new novel existing prior previous current recent proposed efficient effective robust accurate better "
-    "improved strong stronger successful sophisticated simple general generic standard typical common key "
-    "significant challenging difficult complex important downstream specific same further more most less "
-    "real-world practical large small high low good poor fine full final first second two three diverse "
-    "unified overall total any all each both some few many several fast faster scalable reliable".split())
+    ["a", "an", "the", "this", "that", "these", "those", "our", "their", "its", "his", "her", "such", "other", "various", "several", "many", "multiple", "different", "new", "novel", "existing", "prior", "previous", "current", "recent", "proposed", "efficient", "effective", "robust", "accurate", "better", "improved", "strong", "stronger", "successful", "sophisticated", "simple", "general", "generic", "standard", "typical", "common", "key", "significant", "challenging", "difficult", "complex", "important", "downstream", "specific", "same", "further", "more", "most", "less", "real-world", "practical", "large", "small", "high", "low", "good", "poor", "fine", "full", "final", "first", "second", "two", "three", "diverse", "unified", "overall", "total", "any", "all", "each", "both", "some", "few", "many", "several", "fast", "faster", "scalable", "reliable"])
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
-_CUES = frozenset("for address addresses addressing tackle tackles tackling study studies studying on "
-                  "consider considers solve solves improve improves in of to toward towards".split())
+_CUES = frozenset(["for", "address", "addresses", "addressing", "tackle", "tackles", "tackling", "study", "studies", "studying", "on", "consider", "considers", "solve", "solves", "improve", "improves", "in", "of", "to", "toward", "towards"])
 
 
 def phrase_left(head: Token) -> tuple[int, list[Token]]:

@@ -11,9 +11,16 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 from spacy.util import filter_spans
 
-from kg.extract.common import CONF_PATTERN, CONF_VOCAB, CONF_VOCAB_CASE, NAME_RE, mention, mentions, name_strength
+from kg.extract.common import (
+    CONF_PATTERN,
+    CONF_VOCAB,
+    CONF_VOCAB_CASE,
+    NAME_RE,
+    mention,
+    mentions,
+    name_strength,
+)
 from kg.extract.lexicon import LexEntry, Lexicon, load_lexicon
-from kg.names import match_key
 from kg.types import EntityRef
 
 _RESOLUTION = re.compile(r"^\s*(?:\$\\times\$|\\times|×|x)\s*\d+")  # "256$\times$256", "64×64"
@@ -119,7 +126,8 @@ class VocabMatcher:
             out.append(mention(start, end, base.ref.type, base.ref.name, kind=base.ref.kind,
                                confidence=CONF_VOCAB, rule="vocab-resolution", broader=base.broader))
             return
-        self._variant(doc, word, start)
+        if "-" in word or any(ch.isdigit() for ch in word):  # versions and variants carry a digit or hyphen
+            self._variant(doc, word, start)
 
     def _variant(self, doc: Doc, word: str, start: int) -> None:
         out = mentions(doc)
