@@ -33,7 +33,9 @@ def papers(n: int) -> tuple[list[Paper], str]:
         return out, "corpus"
     seed = [json.loads(x) for x in SEED.read_text().splitlines() if x.strip()]
     cyc = itertools.islice(itertools.cycle(seed), n)
-    return [Paper(id=f"{g['id']}-{i}", abstract=g["text"], title=g.get("title")) for i, g in enumerate(cyc)], "seed"
+    return [
+        Paper(id=f"{g['id']}-{i}", abstract=g["text"], title=g.get("title")) for i, g in enumerate(cyc)
+    ], "seed"
 
 
 def main() -> None:

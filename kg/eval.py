@@ -40,22 +40,30 @@ def read_gold(path: str | Path) -> dict[str, dict[str, Any]]:
     return gold
 
 
-def evaluate(gold_path: str | Path, extractor: Extractor | None = None, *, with_title: bool = True) -> EvalReport:
+def evaluate(
+    gold_path: str | Path, extractor: Extractor | None = None, *, with_title: bool = True
+) -> EvalReport:
     """Extract from the gold file's texts and score the result against its gold links."""
     gold = read_gold(gold_path)
     extractor = extractor or Extractor()
-    papers = [Paper(id=pid, abstract=g.get("text") or "", title=(g.get("title") if with_title else None))
-              for pid, g in gold.items()]
+    papers = [
+        Paper(id=pid, abstract=g.get("text") or "", title=(g.get("title") if with_title else None))
+        for pid, g in gold.items()
+    ]
     preds = {ex.paper.id: to_json(ex) for ex in extractor.extract(papers)}
     return EvalReport(score(gold, preds), preds, len(papers), with_title)
 
 
 def format_report(report: EvalReport, verbose: bool = False) -> str:
-    lines = [f"{report.papers} papers, titles {'used' if report.with_title else 'not used'}",
-             f"{'category':9s} {'P':>6s} {'R':>6s} {'F1':>6s}  pred gold"]
+    lines = [
+        f"{report.papers} papers, titles {'used' if report.with_title else 'not used'}",
+        f"{'category':9s} {'P':>6s} {'R':>6s} {'F1':>6s}  pred gold",
+    ]
     for c in (*CATS, "micro"):
         r = report.rows[c]
-        lines.append(f"{c:9s} {r['p']:6.3f} {r['r']:6.3f} {r['f1']:6.3f}  {int(r['pred']):4d} {int(r['gold']):4d}")
+        lines.append(
+            f"{c:9s} {r['p']:6.3f} {r['r']:6.3f} {r['f1']:6.3f}  {int(r['pred']):4d} {int(r['gold']):4d}"
+        )
     if verbose:
         by_paper: dict[str, list[str]] = {}
         for pid, cat, name in report.score.misses:

@@ -39,8 +39,12 @@ def test_dev_set_scores_equal_reference_scorer(tmp_path: Path) -> None:
     report = evaluate(DEV)
     pred_file = tmp_path / "pred.jsonl"
     pred_file.write_text("".join(json.dumps(p) + "\n" for p in report.predictions.values()))
-    out = subprocess.run([sys.executable, str(REFERENCE), str(DEV), str(pred_file), "--json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(REFERENCE), str(DEV), str(pred_file), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert report.rows == json.loads(out)
 
 

@@ -21,8 +21,18 @@ def nlp() -> Language:
 
 
 def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
-    assert nlp.pipe_names == ["tok2vec", "tagger", "paperkg_fields", "parser", "paperkg_acronyms", "paperkg_vocab",
-                              "paperkg_proposals", "paperkg_evaluation", "paperkg_topics", "paperkg_canon"]
+    assert nlp.pipe_names == [
+        "tok2vec",
+        "tagger",
+        "paperkg_fields",
+        "parser",
+        "paperkg_acronyms",
+        "paperkg_vocab",
+        "paperkg_proposals",
+        "paperkg_evaluation",
+        "paperkg_topics",
+        "paperkg_canon",
+    ]
 
 
 def test_acronym_long_form_then_short() -> None:
@@ -45,7 +55,9 @@ def test_parenthesised_example_is_not_a_definition() -> None:
 
 
 def test_code_urls_exactly_as_written() -> None:
-    text = "Code: [https://github.com/a/b](https://github.com/a/b). Data at https://huggingface.co/datasets/x/y."
+    text = (
+        "Code: [https://github.com/a/b](https://github.com/a/b). Data at https://huggingface.co/datasets/x/y."
+    )
     assert code_urls(text) == ["https://github.com/a/b", "https://huggingface.co/datasets/x/y"]
 
 
@@ -108,7 +120,14 @@ def test_canon_types_unknown_defined_terms() -> None:
 
 
 def test_name_strength() -> None:
-    assert [name_strength(w) for w in ("FooNet", "ZINC250k", "Galileo", "the", "LLMs", "7B")] == [2, 2, 1, 0, 0, 0]
+    assert [name_strength(w) for w in ("FooNet", "ZINC250k", "Galileo", "the", "LLMs", "7B")] == [
+        2,
+        2,
+        1,
+        0,
+        0,
+        0,
+    ]
 
 
 def test_canon_merges_acronym_and_long_form(nlp: Language) -> None:

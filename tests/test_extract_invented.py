@@ -18,15 +18,21 @@ def links(extractor: Extractor, abstract: str, title: str | None = None) -> set[
     return {(lk.relation, lk.entity.type, lk.entity.name) for lk in ex.links}
 
 
-MOL = ("Generating valid molecules remains difficult. In this paper, we propose FooNet, a novel graph transformer "
-       "that learns bond grammars. Experiments on the QuuxBench benchmark and ZINC250k show that FooNet outperforms "
-       "GraphAF, MoFlow, and GDSS. Code is available at https://github.com/acme/FooNet.")
-FED = ("Clients in cross-silo settings hold skewed data. We present Gradient Harmonised Averaging (GHA), a federated "
-       "learning algorithm that reweights client updates. Compared to FedAvg, FedProx and SCAFFOLD, GHA improves "
-       "accuracy on CIFAR-10 and the Blorp-7 dataset. GHA also reduces communication.")
-SEC = ("Web agents are vulnerable to indirect prompt injection. We introduce ShieldBot, a lightweight defense for LLM "
-       "agents that filters tool outputs. We also release WebTrap, a benchmark of 500 poisoned pages. On WebTrap, "
-       "ShieldBot reduces the attack success rate of Llama-3-8B from 40% to 3%.")
+MOL = (
+    "Generating valid molecules remains difficult. In this paper, we propose FooNet, a novel graph transformer "
+    "that learns bond grammars. Experiments on the QuuxBench benchmark and ZINC250k show that FooNet outperforms "
+    "GraphAF, MoFlow, and GDSS. Code is available at https://github.com/acme/FooNet."
+)
+FED = (
+    "Clients in cross-silo settings hold skewed data. We present Gradient Harmonised Averaging (GHA), a federated "
+    "learning algorithm that reweights client updates. Compared to FedAvg, FedProx and SCAFFOLD, GHA improves "
+    "accuracy on CIFAR-10 and the Blorp-7 dataset. GHA also reduces communication."
+)
+SEC = (
+    "Web agents are vulnerable to indirect prompt injection. We introduce ShieldBot, a lightweight defense for LLM "
+    "agents that filters tool outputs. We also release WebTrap, a benchmark of 500 poisoned pages. On WebTrap, "
+    "ShieldBot reduces the attack success rate of Llama-3-8B from 40% to 3%."
+)
 
 
 def test_proposed_model_datasets_and_baselines(extractor: Extractor) -> None:
@@ -71,15 +77,24 @@ def test_defense_benchmark_threat_and_model_variant(extractor: Extractor) -> Non
     assert ("reportsMetric", "Metric", "attack success rate", None) in got
     llama = next(lk for lk in ex.links if lk.relation == "evaluatesModel")
     assert (llama.entity.name, llama.evidence.mention, llama.variant_of and llama.variant_of.name) == (
-        "Llama 3", "Llama-3-8B", "Llama")
+        "Llama 3",
+        "Llama-3-8B",
+        "Llama",
+    )
     rels = {(r.subject.name, r.relation, r.object.name) for r in ex.relations}
     assert ("ShieldBot", "defendsAgainst", "indirect prompt injection") in rels
     assert ("ShieldBot", "targetsDomain", "LLM agents") in rels
 
 
 def test_variant_dataset_and_resolution_suffix(extractor: Extractor) -> None:
-    ex = extractor.extract_one(Paper(id="t", abstract=(
-        "We train on ImageNet64$\\times$64 and report results on the CIFAR-100-LT and Tiny ImageNet datasets.")))
+    ex = extractor.extract_one(
+        Paper(
+            id="t",
+            abstract=(
+                "We train on ImageNet64$\\times$64 and report results on the CIFAR-100-LT and Tiny ImageNet datasets."
+            ),
+        )
+    )
     by_name = {lk.entity.name: lk for lk in ex.links}
     assert by_name["ImageNet"].evidence.mention == "ImageNet64"
     assert by_name["CIFAR-100-LT"].variant_of is not None
@@ -91,7 +106,7 @@ def test_offsets_are_relative_to_the_field(extractor: Extractor) -> None:
     ex = extractor.extract_one(Paper(id="t", abstract=abstract, title=title))
     for lk in ex.links:
         text = title if lk.evidence.field == "title" else abstract
-        assert text[lk.evidence.start:lk.evidence.end] == lk.evidence.mention
+        assert text[lk.evidence.start : lk.evidence.end] == lk.evidence.mention
 
 
 def test_to_json_shape(extractor: Extractor) -> None:
@@ -99,7 +114,23 @@ def test_to_json_shape(extractor: Extractor) -> None:
     j = to_json(ex)
     assert set(j) == {"id", "title", "entities", "relations", "code"}
     assert j["id"] == "p1"
-    assert set(j["entities"][0]) == {"name", "type", "kind", "relation", "mention", "evidence", "start", "end",
-                                     "confidence"}
-    assert set(j["relations"][0]) == {"subject", "subject_type", "relation", "object", "object_type", "evidence",
-                                      "confidence"}
+    assert set(j["entities"][0]) == {
+        "name",
+        "type",
+        "kind",
+        "relation",
+        "mention",
+        "evidence",
+        "start",
+        "end",
+        "confidence",
+    }
+    assert set(j["relations"][0]) == {
+        "subject",
+        "subject_type",
+        "relation",
+        "object",
+        "object_type",
+        "evidence",
+        "confidence",
+    }

@@ -16,8 +16,18 @@ def extractor() -> Extractor:
     return Extractor()
 
 
-_PIECES = [*"aB1 ()[]-/.,:;$\\×\n\t\u00a0é漢😀", "(LF)", "We propose ", "Foo-Net", "https://github.com/x/y.",
-           " dataset", "\n\n", "ImageNet", "(", ")"]
+_PIECES = [
+    *"aB1 ()[]-/.,:;$\\×\n\t\u00a0é漢😀",
+    "(LF)",
+    "We propose ",
+    "Foo-Net",
+    "https://github.com/x/y.",
+    " dataset",
+    "\n\n",
+    "ImageNet",
+    "(",
+    ")",
+]
 _WEIRD = st.lists(st.sampled_from(_PIECES), max_size=80).map("".join)
 
 
@@ -27,7 +37,7 @@ def test_never_raises_on_weird_text(extractor: Extractor, title: str | None, abs
     ex = extractor.extract_one(Paper(id="w", abstract=abstract, title=title))
     for lk in ex.links:
         text = (title or "") if lk.evidence.field == "title" else abstract
-        assert text[lk.evidence.start:lk.evidence.end] == lk.evidence.mention
+        assert text[lk.evidence.start : lk.evidence.end] == lk.evidence.mention
     to_json(ex)
 
 
@@ -47,8 +57,10 @@ def test_extract_keeps_input_order(extractor: Extractor) -> None:
 
 
 def test_two_processes_give_the_same_links(extractor: Extractor) -> None:
-    papers = [Paper(id=str(i), abstract="We propose FooNet, a model. Compared to FedAvg, it wins on CIFAR-10.")
-              for i in range(6)]
+    papers = [
+        Paper(id=str(i), abstract="We propose FooNet, a model. Compared to FedAvg, it wins on CIFAR-10.")
+        for i in range(6)
+    ]
     one = [to_json(e) for e in extractor.extract(papers)]
     two = [to_json(e) for e in extractor.extract(papers, n_process=2, batch_size=2)]
     assert one == two

@@ -67,11 +67,13 @@ def find_definitions(text: str) -> list[list[object]]:
             w_start = window[0].start()
             cut = max(text.rfind(". ", w_start, m.start()), text.rfind("; ", w_start, m.start()))
             w_start = cut + 2 if cut >= 0 else w_start
-            chunk = text[w_start:m.start()].rstrip()
+            chunk = text[w_start : m.start()].rstrip()
             long = _match(inner_s, chunk)
             if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):
                 l_start = w_start + len(chunk) - len(long)
-                out.append([inner_s, long, i_start, i_start + len(inner_s), l_start, l_start + len(long), "LF(SF)"])
+                out.append(
+                    [inner_s, long, i_start, i_start + len(inner_s), l_start, l_start + len(long), "LF(SF)"]
+                )
         elif len(inner_s.split()) >= 2 and words_before:  # LF (Long Form)
             short = words_before[-1].group().strip(",:;")
             if not is_short_form(short) or words_before[-1].end() != m.start() - 1:
@@ -79,7 +81,9 @@ def find_definitions(text: str) -> list[list[object]]:
             long = _match(short, inner_s) or _match(short, inner_s, strict=False)
             if long and long == inner_s and len(long) > len(short):
                 s_start = words_before[-1].start()
-                out.append([short, long, s_start, s_start + len(short), i_start, i_start + len(long), "SF(LF)"])
+                out.append(
+                    [short, long, s_start, s_start + len(short), i_start, i_start + len(long), "SF(LF)"]
+                )
     return out
 
 

@@ -14,7 +14,32 @@ from kg.extract.topics import TASK_HEADS, THREAT_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
-_METHOD_HEADS = frozenset(["learning", "fine-tuning", "finetuning", "tuning", "training", "optimization", "regression", "sampling", "search", "attention", "transformer", "transformers", "encoder", "decoder", "autoencoder", "estimation", "descent", "prompting", "distillation", "augmentation", "pretraining", "pre-training"])
+_METHOD_HEADS = frozenset(
+    [
+        "learning",
+        "fine-tuning",
+        "finetuning",
+        "tuning",
+        "training",
+        "optimization",
+        "regression",
+        "sampling",
+        "search",
+        "attention",
+        "transformer",
+        "transformers",
+        "encoder",
+        "decoder",
+        "autoencoder",
+        "estimation",
+        "descent",
+        "prompting",
+        "distillation",
+        "augmentation",
+        "pretraining",
+        "pre-training",
+    ]
+)
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 
 
@@ -72,7 +97,9 @@ class Canonicaliser:
         for a in acr:
             groups.union(match_key(a[0]), match_key(a[1]))
         for m in ms:
-            groups.union(match_key(m["name"]) or m["name"], match_key(text[m["start"]:m["end"]]) or m["name"])
+            groups.union(
+                match_key(m["name"]) or m["name"], match_key(text[m["start"] : m["end"]]) or m["name"]
+            )
         by_group: dict[str, list[Mention]] = {}
         for m in ms:
             by_group.setdefault(groups.find(match_key(m["name"]) or m["name"]), []).append(m)
@@ -81,21 +108,28 @@ class Canonicaliser:
         for root, group in by_group.items():
             best = max(group, key=_rank)
             ent: dict[str, Any] = dict(best)
-            ent["mention"] = text[best["start"]:best["end"]]
+            ent["mention"] = text[best["start"] : best["end"]]
             pair = next((a for a in acr if groups.find(match_key(a[0])) == root), None)
-            vocab = next((m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None)
+            vocab = next(
+                (m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None
+            )
             if best["relation"] not in PROPOSE and vocab is not None:
                 ent.update(name=vocab["name"], kind=vocab["kind"], broader=vocab["broader"])
             elif pair is not None and best["relation"] in PROPOSE and best["rule"] != "propose-variant":
                 ent["name"] = pair[0]
             elif pair is not None and best["rule"] == "defined-term":
                 ent["name"] = pair[1]
-            if best["type"] == "Method" and best["relation"] not in PROPOSE and any(
-                    c[0] <= m["start"] < c[1] for m in group for c in compare):
+            if (
+                best["type"] == "Method"
+                and best["relation"] not in PROPOSE
+                and any(c[0] <= m["start"] < c[1] for m in group for c in compare)
+            ):
                 ent["relation"] = "comparesWith"
             if any(m["rule"] == "defined-term" or m["start"] in {a[2] for a in acr} for m in group) and pair:
-                ent["confidence"] = max(ent["confidence"], CONF_ACRONYM if vocab is None else ent["confidence"])
-            forms = [text[m["start"]:m["end"]] for m in group]
+                ent["confidence"] = max(
+                    ent["confidence"], CONF_ACRONYM if vocab is None else ent["confidence"]
+                )
+            forms = [text[m["start"] : m["end"]] for m in group]
             if pair is not None:
                 forms += [pair[0], pair[1]]
             aliases: list[str] = []
@@ -122,8 +156,18 @@ class Canonicaliser:
                 continue
             typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long))
             if typed is not None:
-                out.append(mention(ls, le, typed[0], long, kind=typed[1], confidence=CONF_PATTERN - 0.05,
-                                   rule="defined-term", alias=short))
+                out.append(
+                    mention(
+                        ls,
+                        le,
+                        typed[0],
+                        long,
+                        kind=typed[1],
+                        confidence=CONF_PATTERN - 0.05,
+                        rule="defined-term",
+                        alias=short,
+                    )
+                )
         return out
 
 
@@ -131,8 +175,14 @@ def _drop_nested(ms: list[Mention]) -> list[Mention]:
     """A pattern mention strictly inside another mention of the same type adds nothing."""
     keep = []
     for m in ms:
-        inside = any(o is not m and o["type"] == m["type"] and o["start"] <= m["start"] and m["end"] <= o["end"]
-                     and (o["end"] - o["start"]) > (m["end"] - m["start"]) for o in ms)
+        inside = any(
+            o is not m
+            and o["type"] == m["type"]
+            and o["start"] <= m["start"]
+            and m["end"] <= o["end"]
+            and (o["end"] - o["start"]) > (m["end"] - m["start"])
+            for o in ms
+        )
         if not inside or m["relation"] in PROPOSE:
             keep.append(m)
     return keep

@@ -29,15 +29,28 @@ class Mention(TypedDict):
     alias: str | None  # another surface form (a long form or acronym) seen for it
 
 
-EXTENSIONS = ("kg_title_end", "kg_mentions", "kg_acronyms", "kg_code", "kg_entities", "kg_relations",
-              "kg_compare", "kg_notes")
+EXTENSIONS = (
+    "kg_title_end",
+    "kg_mentions",
+    "kg_acronyms",
+    "kg_code",
+    "kg_entities",
+    "kg_relations",
+    "kg_compare",
+    "kg_notes",
+)
 for _name in EXTENSIONS:
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)
 
 RELATION_BY_TYPE = {
-    "Dataset": "usesDataset", "Task": "addressesTask", "Method": "usesMethod", "Model": "evaluatesModel",
-    "Metric": "reportsMetric", "Domain": "targetsDomain", "Threat": "studiesThreat",
+    "Dataset": "usesDataset",
+    "Task": "addressesTask",
+    "Method": "usesMethod",
+    "Model": "evaluatesModel",
+    "Metric": "reportsMetric",
+    "Domain": "targetsDomain",
+    "Threat": "studiesThreat",
 }
 # Confidence levels: vocabulary exact > acronym-resolved > pattern > weak heuristic (< 0.5 means "low").
 CONF_VOCAB_CASE, CONF_VOCAB, CONF_ACRONYM, CONF_PATTERN, CONF_WEAK = 0.95, 0.9, 0.85, 0.7, 0.4
@@ -60,7 +73,56 @@ for _kind, _type, _words in [
         KIND_BY_HEAD[_w] = (_type, _kind)
 
 GENERIC_ACRONYMS = frozenset(
-    ["AI", "ML", "DL", "NLP", "CV", "LLM", "LLMS", "VLM", "VLMS", "MLLM", "MLLMS", "LM", "LMS", "SOTA", "GPU", "GPUS", "CPU", "TPU", "API", "APIS", "RGB", "IID", "OOD", "URL", "PDF", "USA", "US", "UK", "EU", "II", "III", "IV", "OK", "FPS", "PHD", "NN", "NNS", "DNN", "DNNS", "HTML", "JSON", "SQL", "CNN", "RNN", "GAN", "SGD", "ID"])
+    [
+        "AI",
+        "ML",
+        "DL",
+        "NLP",
+        "CV",
+        "LLM",
+        "LLMS",
+        "VLM",
+        "VLMS",
+        "MLLM",
+        "MLLMS",
+        "LM",
+        "LMS",
+        "SOTA",
+        "GPU",
+        "GPUS",
+        "CPU",
+        "TPU",
+        "API",
+        "APIS",
+        "RGB",
+        "IID",
+        "OOD",
+        "URL",
+        "PDF",
+        "USA",
+        "US",
+        "UK",
+        "EU",
+        "II",
+        "III",
+        "IV",
+        "OK",
+        "FPS",
+        "PHD",
+        "NN",
+        "NNS",
+        "DNN",
+        "DNNS",
+        "HTML",
+        "JSON",
+        "SQL",
+        "CNN",
+        "RNN",
+        "GAN",
+        "SGD",
+        "ID",
+    ]
+)
 _CAPS = re.compile(r"[A-Z]")
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"[0-9]")
@@ -86,12 +148,33 @@ def ref_list(ref: EntityRef | None) -> list[str | None] | None:
     return None if ref is None else [ref.type, ref.name, ref.kind]
 
 
-def mention(start: int, end: int, type_: str, name: str, *, kind: str | None = None, relation: str | None = None,
-            confidence: float = CONF_PATTERN, rule: str = "", variant_of: EntityRef | None = None,
-            broader: tuple[EntityRef, ...] = (), alias: str | None = None) -> Mention:
-    return Mention(start=start, end=end, type=type_, kind=kind, name=name,
-                   relation=relation or RELATION_BY_TYPE[type_], confidence=confidence, rule=rule,
-                   variant_of=ref_list(variant_of), broader=[r for b in broader if (r := ref_list(b))], alias=alias)
+def mention(
+    start: int,
+    end: int,
+    type_: str,
+    name: str,
+    *,
+    kind: str | None = None,
+    relation: str | None = None,
+    confidence: float = CONF_PATTERN,
+    rule: str = "",
+    variant_of: EntityRef | None = None,
+    broader: tuple[EntityRef, ...] = (),
+    alias: str | None = None,
+) -> Mention:
+    return Mention(
+        start=start,
+        end=end,
+        type=type_,
+        kind=kind,
+        name=name,
+        relation=relation or RELATION_BY_TYPE[type_],
+        confidence=confidence,
+        rule=rule,
+        variant_of=ref_list(variant_of),
+        broader=[r for b in broader if (r := ref_list(b))],
+        alias=alias,
+    )
 
 
 def mentions(doc: Doc) -> list[Mention]:

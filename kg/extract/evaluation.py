@@ -14,28 +14,60 @@ from kg.extract.lexicon import Lexicon, load_lexicon
 
 _DS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|testbeds?|collections?)"
 # "on the X, Y, and Z datasets": a list of names right before a dataset word
-_LIST_BEFORE = re.compile(r"((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
-                          r"[\w.+-]+)\s+" + _DS + r"\b")
+_LIST_BEFORE = re.compile(
+    r"((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
+    r"[\w.+-]+)\s+" + _DS + r"\b"
+)
 # "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
-_LIST_AFTER = re.compile(_DS + r"\s*(?:,\s*)?(?:\(|such as|including|like|e\.g\.,?|namely|:)\s*"
-                         r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)", re.I)
+_LIST_AFTER = re.compile(
+    _DS + r"\s*(?:,\s*)?(?:\(|such as|including|like|e\.g\.,?|namely|:)\s*"
+    r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)",
+    re.I,
+)
 _APPOS = re.compile(r"\b" + _DS + r"\s+([A-Z][\w.+-]*)")
-_EVAL = re.compile(r"\b(experiments?|evaluat\w*|results?|experimented|tested|trained|test|validat\w*)\s+"
-                   r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,\s*and|,\s*or|,|and|or)"
-                   r"\s*)*[\w.+-]+)", re.I)
-_COMPARE = re.compile(r"\b(compared (?:to|with|against)|comparisons? (?:to|with|against)|outperform\w*|"
-                      r"surpass\w*|baselines?(?: such as| including| like)?|than|over|against|versus|vs\.?)\s+"
-                      r"(?:(?:the|state-of-the-art|strong|existing|prior|prominent|techniques|methods|approaches|"
-                      r"baselines|models|such as|including|like|e\.g\.)[\s,]+)*"
-                      r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)", re.I)
-_USES = re.compile(r"\b(built (?:up)?on|based on|on top of|backbones?(?: such as)?|with an? |paired with an? )"
-                   r"((?:[\w.+-]+\s+){0,2}[\w.+-]+)", re.I)
-_METRIC = re.compile(r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|gains?|increase)\s+)?(?:on|in)\s+"
-                     r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b", re.I)
+_EVAL = re.compile(
+    r"\b(experiments?|evaluat\w*|results?|experimented|tested|trained|test|validat\w*)\s+"
+    r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,\s*and|,\s*or|,|and|or)"
+    r"\s*)*[\w.+-]+)",
+    re.I,
+)
+_COMPARE = re.compile(
+    r"\b(compared (?:to|with|against)|comparisons? (?:to|with|against)|outperform\w*|"
+    r"surpass\w*|baselines?(?: such as| including| like)?|than|over|against|versus|vs\.?)\s+"
+    r"(?:(?:the|state-of-the-art|strong|existing|prior|prominent|techniques|methods|approaches|"
+    r"baselines|models|such as|including|like|e\.g\.)[\s,]+)*"
+    r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)",
+    re.I,
+)
+_USES = re.compile(
+    r"\b(built (?:up)?on|based on|on top of|backbones?(?: such as)?|with an? |paired with an? )"
+    r"((?:[\w.+-]+\s+){0,2}[\w.+-]+)",
+    re.I,
+)
+_METRIC = re.compile(
+    r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|gains?|increase)\s+)?(?:on|in)\s+"
+    r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b",
+    re.I,
+)
 # "the X benchmark and Y": a name coordinated with a dataset mention
 _COORD = re.compile(r"\b" + _DS + r"\s*(?:,\s*and|,|and)\s+(?:the\s+)?([A-Za-z][\w.+-]*)(?=[\s,.;)]|$)")
 _CMP_CUES = ("compar", "outperform", "surpass", "baseline", "than", "over", "against", "versus", "vs")
-_GENERIC_WORDS = {"The", "This", "These", "Our", "We", "In", "On", "It", "Its", "All", "Both", "Each", "A", "An"}
+_GENERIC_WORDS = {
+    "The",
+    "This",
+    "These",
+    "Our",
+    "We",
+    "In",
+    "On",
+    "It",
+    "Its",
+    "All",
+    "Both",
+    "Each",
+    "A",
+    "An",
+}
 
 
 _LIST_NEXT = re.compile(r"^\s*(?:$|,|;|\.(?:\s|$)|and\b|or\b|\)|\$\\times)")
@@ -48,9 +80,9 @@ def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str
     for m in NAME_RE.finditer(text):
         w = m.group()
         strength = name_strength(w)
-        if strength == 1 and re.search(r"[A-Z][\w-]*\s+$", text[:m.start()]):
+        if strength == 1 and re.search(r"[A-Z][\w-]*\s+$", text[: m.start()]):
             continue
-        if w not in _GENERIC_WORDS and strength >= min_strength and _LIST_NEXT.match(text[m.end():]):
+        if w not in _GENERIC_WORDS and strength >= min_strength and _LIST_NEXT.match(text[m.end() :]):
             out.append((start + m.start(), start + m.end(), w))
     return out
 
@@ -77,37 +109,87 @@ class EvaluationRules:
             for m in _LIST_BEFORE.finditer(text):
                 for s, e, w in _names(m.group(1), off + m.start(1), 1):
                     if not self._known(w):
-                        out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
-                                           rule="dataset-list"))
+                        out.append(
+                            mention(
+                                s,
+                                e,
+                                "Dataset",
+                                w,
+                                kind=_kind(m.group()),
+                                confidence=CONF_PATTERN,
+                                rule="dataset-list",
+                            )
+                        )
             for rx in (_LIST_AFTER, _APPOS, _COORD):
                 for m in rx.finditer(text):
                     for s, e, w in _names(m.group(1), off + m.start(1), 1):
                         if not self._known(w):
-                            out.append(mention(s, e, "Dataset", w, kind=_kind(m.group()), confidence=CONF_PATTERN,
-                                               rule="dataset-such-as"))
-            for m in (_EVAL.finditer(text) if any(ch.isupper() or ch.isdigit() for ch in text[1:]) else ()):
+                            out.append(
+                                mention(
+                                    s,
+                                    e,
+                                    "Dataset",
+                                    w,
+                                    kind=_kind(m.group()),
+                                    confidence=CONF_PATTERN,
+                                    rule="dataset-such-as",
+                                )
+                            )
+            for m in _EVAL.finditer(text) if any(ch.isupper() or ch.isdigit() for ch in text[1:]) else ():
                 for s, e, w in _names(m.group(3), off + m.start(3), 2):
                     if not self._known(w):
-                        out.append(mention(s, e, "Dataset", w, kind="Dataset", confidence=CONF_WEAK,
-                                           rule="evaluated-on"))
+                        out.append(
+                            mention(
+                                s, e, "Dataset", w, kind="Dataset", confidence=CONF_WEAK, rule="evaluated-on"
+                            )
+                        )
             low = text.lower()
             has_cmp = any(c in low for c in _CMP_CUES)
-            for m in (_COMPARE.finditer(text) if has_cmp else ()):
+            for m in _COMPARE.finditer(text) if has_cmp else ():
                 compare.append([off + m.start(2), off + m.end(2)])
                 for s, e, w in _names(m.group(2), off + m.start(2), 2):
                     if not self._known(w):
-                        out.append(mention(s, e, "Method", w, kind="Method", relation="comparesWith",
-                                           confidence=CONF_PATTERN - 0.1, rule="compare-pattern"))
+                        out.append(
+                            mention(
+                                s,
+                                e,
+                                "Method",
+                                w,
+                                kind="Method",
+                                relation="comparesWith",
+                                confidence=CONF_PATTERN - 0.1,
+                                rule="compare-pattern",
+                            )
+                        )
             for m in _USES.finditer(text):
                 for s, e, w in _names(m.group(2), off + m.start(2), 2):
-                    if not self._known(w) and m.group(1).lower().startswith(("built", "based", "on top", "backbone")):
-                        out.append(mention(s, e, "Method", w, kind="Method", confidence=CONF_WEAK + 0.05,
-                                           rule="uses-pattern"))
-            for m in (_METRIC.finditer(text) if "%" in text else ()):
+                    if not self._known(w) and m.group(1).lower().startswith(
+                        ("built", "based", "on top", "backbone")
+                    ):
+                        out.append(
+                            mention(
+                                s,
+                                e,
+                                "Method",
+                                w,
+                                kind="Method",
+                                confidence=CONF_WEAK + 0.05,
+                                rule="uses-pattern",
+                            )
+                        )
+            for m in _METRIC.finditer(text) if "%" in text else ():
                 phrase = m.group(1)
                 if not self._known(phrase):
-                    out.append(mention(off + m.start(1), off + m.end(1), "Metric", phrase.lower(),
-                                       confidence=CONF_PATTERN - 0.1, rule="metric-after-number"))
+                    out.append(
+                        mention(
+                            off + m.start(1),
+                            off + m.end(1),
+                            "Metric",
+                            phrase.lower(),
+                            confidence=CONF_PATTERN - 0.1,
+                            rule="metric-after-number",
+                        )
+                    )
         doc._.kg_compare = compare
         return doc
 

@@ -35,12 +35,16 @@ class Extractor:
         notes: list[str] = []
         title, abstract = paper.title or "", paper.abstract or ""
         if len(title) > MAX_TITLE:
-            title, _ = title[:MAX_TITLE], notes.append(f"title truncated to {MAX_TITLE} characters")
+            title = title[:MAX_TITLE]
+            notes.append(f"title truncated to {MAX_TITLE} characters")
         if len(abstract) > MAX_ABSTRACT:
-            abstract, _ = abstract[:MAX_ABSTRACT], notes.append(f"abstract truncated to {MAX_ABSTRACT} characters")
+            abstract = abstract[:MAX_ABSTRACT]
+            notes.append(f"abstract truncated to {MAX_ABSTRACT} characters")
         return join_fields(title, abstract), tuple(notes)
 
-    def extract(self, papers: Iterable[Paper], *, n_process: int = 1, batch_size: int = 32) -> Iterator[Extraction]:
+    def extract(
+        self, papers: Iterable[Paper], *, n_process: int = 1, batch_size: int = 32
+    ) -> Iterator[Extraction]:
         """Extractions in input order; `n_process` > 1 runs the spaCy pipeline in worker processes."""
         pending: list[tuple[Paper, tuple[str, ...]]] = []
 
@@ -69,18 +73,37 @@ class Extractor:
                 continue
             ref = EntityRef(ent["type"], ent["name"], ent.get("kind"))
             refs[id(ent)], evidence[id(ent)] = ref, ev
-            links.append(Link(relation=ent["relation"], entity=ref, evidence=ev,
-                              aliases=tuple(ent.get("aliases") or ()), variant_of=_ref(ent.get("variant_of")),
-                              broader=tuple(b for x in ent.get("broader") or () if (b := _ref(x)) is not None)))
+            links.append(
+                Link(
+                    relation=ent["relation"],
+                    entity=ref,
+                    evidence=ev,
+                    aliases=tuple(ent.get("aliases") or ()),
+                    variant_of=_ref(ent.get("variant_of")),
+                    broader=tuple(b for x in ent.get("broader") or () if (b := _ref(x)) is not None),
+                )
+            )
         relations = []
         for r in doc._.kg_relations or []:
             s, o = r["subject"], r["object"]
             ev = _evidence(doc, o, boundary)
             if ev is not None:
-                relations.append(Relation(EntityRef(s["type"], s["name"], s.get("kind")), r["relation"],
-                                          EntityRef(o["type"], o["name"], o.get("kind")), ev))
-        return Extraction(paper=paper, links=tuple(links), relations=tuple(relations),
-                          code_urls=tuple(doc._.kg_code or ()), extractor_version=VERSION, notes=notes)
+                relations.append(
+                    Relation(
+                        EntityRef(s["type"], s["name"], s.get("kind")),
+                        r["relation"],
+                        EntityRef(o["type"], o["name"], o.get("kind")),
+                        ev,
+                    )
+                )
+        return Extraction(
+            paper=paper,
+            links=tuple(links),
+            relations=tuple(relations),
+            code_urls=tuple(doc._.kg_code or ()),
+            extractor_version=VERSION,
+            notes=notes,
+        )
 
 
 def _evidence(doc: Doc, ent: dict[str, Any], boundary: int) -> Evidence | None:
@@ -93,8 +116,15 @@ def _evidence(doc: Doc, ent: dict[str, Any], boundary: int) -> Evidence | None:
         return None
     span = doc.char_span(start, end, alignment_mode="expand")
     sentence = span.sent.text.strip() if span is not None else doc.text[start:end]
-    return Evidence(sentence=sentence, mention=doc.text[start:end], start=start - shift, end=end - shift,
-                    confidence=round(float(ent["confidence"]), 3), field=field, rule=str(ent.get("rule", "")))
+    return Evidence(
+        sentence=sentence,
+        mention=doc.text[start:end],
+        start=start - shift,
+        end=end - shift,
+        confidence=round(float(ent["confidence"]), 3),
+        field=field,
+        rule=str(ent.get("rule", "")),
+    )
 
 
 def to_json(ex: Extraction) -> dict[str, Any]:
@@ -102,15 +132,31 @@ def to_json(ex: Extraction) -> dict[str, Any]:
     return {
         "id": ex.paper.id,
         "title": ex.paper.title,
-        "entities": [{
-            "name": lk.entity.name, "type": lk.entity.type, "kind": lk.entity.kind, "relation": lk.relation,
-            "mention": lk.evidence.mention, "evidence": lk.evidence.sentence, "start": lk.evidence.start,
-            "end": lk.evidence.end, "confidence": lk.evidence.confidence,
-        } for lk in ex.links],
-        "relations": [{
-            "subject": r.subject.name, "subject_type": r.subject.type, "relation": r.relation,
-            "object": r.object.name, "object_type": r.object.type, "evidence": r.evidence.sentence,
-            "confidence": r.evidence.confidence,
-        } for r in ex.relations],
+        "entities": [
+            {
+                "name": lk.entity.name,
+                "type": lk.entity.type,
+                "kind": lk.entity.kind,
+                "relation": lk.relation,
+                "mention": lk.evidence.mention,
+                "evidence": lk.evidence.sentence,
+                "start": lk.evidence.start,
+                "end": lk.evidence.end,
+                "confidence": lk.evidence.confidence,
+            }
+            for lk in ex.links
+        ],
+        "relations": [
+            {
+                "subject": r.subject.name,
+                "subject_type": r.subject.type,
+                "relation": r.relation,
+                "object": r.object.name,
+                "object_type": r.object.type,
+                "evidence": r.evidence.sentence,
+                "confidence": r.evidence.confidence,
+            }
+            for r in ex.relations
+        ],
         "code": list(ex.code_urls),
     }

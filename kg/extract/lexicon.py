@@ -50,13 +50,15 @@ def _from_vocab(vocab: Any) -> list[LexEntry]:
         labels = tuple(getattr(e, "labels", ()) or ())
         if e.ref.name not in labels:
             labels = (e.ref.name, *labels)
-        out.append(LexEntry(
-            ref=e.ref,
-            labels=labels,
-            hidden=tuple(getattr(e, "hidden", ()) or ()),
-            case_sensitive=bool(getattr(e, "case_sensitive", False)),
-            broader=tuple(getattr(e, "broader", ()) or ()),
-        ))
+        out.append(
+            LexEntry(
+                ref=e.ref,
+                labels=labels,
+                hidden=tuple(getattr(e, "hidden", ()) or ()),
+                case_sensitive=bool(getattr(e, "case_sensitive", False)),
+                broader=tuple(getattr(e, "broader", ()) or ()),
+            )
+        )
     return out
 
 
@@ -94,13 +96,15 @@ def _parse_ttl(base_iri: str, directory: Path) -> list[LexEntry]:
     out = []
     for iri, ref in sorted(refs.items()):
         d = info[iri]
-        out.append(LexEntry(
-            ref=ref,
-            labels=tuple(d["labels"][:1] + sorted(d["alt"])),
-            hidden=tuple(sorted(d["hidden"])),
-            case_sensitive=bool(d.get("cs", False)),
-            broader=tuple(refs[b] for b in d["broader"] if b in refs),
-        ))
+        out.append(
+            LexEntry(
+                ref=ref,
+                labels=tuple(d["labels"][:1] + sorted(d["alt"])),
+                hidden=tuple(sorted(d["hidden"])),
+                case_sensitive=bool(d.get("cs", False)),
+                broader=tuple(refs[b] for b in d["broader"] if b in refs),
+            )
+        )
     return out
 
 

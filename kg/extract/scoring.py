@@ -15,8 +15,16 @@ CATS = ("proposed", "tasks", "datasets", "methods", "metrics", "domains", "threa
 MAIN = ("proposed", "tasks", "datasets", "methods", "metrics")
 LOOSE = frozenset({"tasks", "domains", "threats"})
 PROPOSE_RELS = frozenset({"proposes", "introduces", "introducesdataset", "introducesmethod", "proposed"})
-STOP = frozenset({"the", "a", "an", "of", "for", "and", "in", "on", "with", "to", "via", "based", "using", "from", "by"})
-_LATEX = [(r"\$\\times\$", "x"), (r"\\times", "x"), (r"\\%", "%"), (r"\$", ""), (r"\\[a-zA-Z]+\{([^}]*)\}", r"\1")]
+STOP = frozenset(
+    {"the", "a", "an", "of", "for", "and", "in", "on", "with", "to", "via", "based", "using", "from", "by"}
+)
+_LATEX = [
+    (r"\$\\times\$", "x"),
+    (r"\\times", "x"),
+    (r"\\%", "%"),
+    (r"\$", ""),
+    (r"\\[a-zA-Z]+\{([^}]*)\}", r"\1"),
+]
 
 
 def norm(s: str | None) -> str:
@@ -79,7 +87,10 @@ def categories(ent: Mapping[str, Any]) -> set[str]:
         out.add("domains")
     elif t in {"threat", "attack"} and not proposed:
         out.add("threats")
-    elif t in {"method", "algorithm", "architecture", "framework", "defense", "attack", "loss"} and not proposed:
+    elif (
+        t in {"method", "algorithm", "architecture", "framework", "defense", "attack", "loss"}
+        and not proposed
+    ):
         out.add("methods")
     return out
 

@@ -13,16 +13,210 @@ from kg.extract.common import CONF_PATTERN, CONF_WEAK, mention, mentions
 from kg.names import singular
 
 TASK_HEADS = frozenset(
-    ["generation", "prediction", "detection", "forecasting", "classification", "recognition", "segmentation", "estimation", "recommendation", "retrieval", "translation", "summarization", "answering", "clustering", "mapping", "tracking", "captioning", "synthesis", "completion", "reconstruction", "localization", "parsing", "planning", "navigation", "editing", "matching", "ranking", "quantization", "pruning", "simulation", "reasoning", "grounding", "inpainting", "denoising", "restoration", "super-resolution", "discovery", "imputation", "compression", "distillation", "unlearning", "alignment", "manipulation", "verification", "extraction", "labeling", "labelling", "tagging", "understanding", "design", "separation"])
-THREAT_HEADS = {"attack": "attack", "attacks": "attack", "adversary": "adversary", "adversaries": "adversary",
-                "perturbation": "perturbation", "perturbations": "perturbation", "injection": "injection",
-                "jailbreaks": "jailbreak", "jailbreak": "jailbreak", "backdoors": "backdoor", "poisoning": "poisoning"}
-THREAT_ADJ = frozenset(["adversarial", "targeted", "untargeted", "adaptive", "oblivious", "universal", "physical", "black-box", "white-box", "byzantine", "transferable", "malicious", "indirect", "direct"])
+    [
+        "generation",
+        "prediction",
+        "detection",
+        "forecasting",
+        "classification",
+        "recognition",
+        "segmentation",
+        "estimation",
+        "recommendation",
+        "retrieval",
+        "translation",
+        "summarization",
+        "answering",
+        "clustering",
+        "mapping",
+        "tracking",
+        "captioning",
+        "synthesis",
+        "completion",
+        "reconstruction",
+        "localization",
+        "parsing",
+        "planning",
+        "navigation",
+        "editing",
+        "matching",
+        "ranking",
+        "quantization",
+        "pruning",
+        "simulation",
+        "reasoning",
+        "grounding",
+        "inpainting",
+        "denoising",
+        "restoration",
+        "super-resolution",
+        "discovery",
+        "imputation",
+        "compression",
+        "distillation",
+        "unlearning",
+        "alignment",
+        "manipulation",
+        "verification",
+        "extraction",
+        "labeling",
+        "labelling",
+        "tagging",
+        "understanding",
+        "design",
+        "separation",
+    ]
+)
+THREAT_HEADS = {
+    "attack": "attack",
+    "attacks": "attack",
+    "adversary": "adversary",
+    "adversaries": "adversary",
+    "perturbation": "perturbation",
+    "perturbations": "perturbation",
+    "injection": "injection",
+    "jailbreaks": "jailbreak",
+    "jailbreak": "jailbreak",
+    "backdoors": "backdoor",
+    "poisoning": "poisoning",
+}
+THREAT_ADJ = frozenset(
+    [
+        "adversarial",
+        "targeted",
+        "untargeted",
+        "adaptive",
+        "oblivious",
+        "universal",
+        "physical",
+        "black-box",
+        "white-box",
+        "byzantine",
+        "transferable",
+        "malicious",
+        "indirect",
+        "direct",
+    ]
+)
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
 STOP_MODS = frozenset(
-    ["a", "an", "the", "this", "that", "these", "those", "our", "their", "its", "his", "her", "such", "other", "various", "several", "many", "multiple", "different", "new", "novel", "existing", "prior", "previous", "current", "recent", "proposed", "efficient", "effective", "robust", "accurate", "better", "improved", "strong", "stronger", "successful", "sophisticated", "simple", "general", "generic", "standard", "typical", "common", "key", "significant", "challenging", "difficult", "complex", "important", "downstream", "specific", "same", "further", "more", "most", "less", "real-world", "practical", "large", "small", "high", "low", "good", "poor", "fine", "full", "final", "first", "second", "two", "three", "diverse", "unified", "overall", "total", "any", "all", "each", "both", "some", "few", "many", "several", "fast", "faster", "scalable", "reliable"])
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "our",
+        "their",
+        "its",
+        "his",
+        "her",
+        "such",
+        "other",
+        "various",
+        "several",
+        "many",
+        "multiple",
+        "different",
+        "new",
+        "novel",
+        "existing",
+        "prior",
+        "previous",
+        "current",
+        "recent",
+        "proposed",
+        "efficient",
+        "effective",
+        "robust",
+        "accurate",
+        "better",
+        "improved",
+        "strong",
+        "stronger",
+        "successful",
+        "sophisticated",
+        "simple",
+        "general",
+        "generic",
+        "standard",
+        "typical",
+        "common",
+        "key",
+        "significant",
+        "challenging",
+        "difficult",
+        "complex",
+        "important",
+        "downstream",
+        "specific",
+        "same",
+        "further",
+        "more",
+        "most",
+        "less",
+        "real-world",
+        "practical",
+        "large",
+        "small",
+        "high",
+        "low",
+        "good",
+        "poor",
+        "fine",
+        "full",
+        "final",
+        "first",
+        "second",
+        "two",
+        "three",
+        "diverse",
+        "unified",
+        "overall",
+        "total",
+        "any",
+        "all",
+        "each",
+        "both",
+        "some",
+        "few",
+        "many",
+        "several",
+        "fast",
+        "faster",
+        "scalable",
+        "reliable",
+    ]
+)
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
-_CUES = frozenset(["for", "address", "addresses", "addressing", "tackle", "tackles", "tackling", "study", "studies", "studying", "on", "consider", "considers", "solve", "solves", "improve", "improves", "in", "of", "to", "toward", "towards"])
+_CUES = frozenset(
+    [
+        "for",
+        "address",
+        "addresses",
+        "addressing",
+        "tackle",
+        "tackles",
+        "tackling",
+        "study",
+        "studies",
+        "studying",
+        "on",
+        "consider",
+        "considers",
+        "solve",
+        "solves",
+        "improve",
+        "improves",
+        "in",
+        "of",
+        "to",
+        "toward",
+        "towards",
+    ]
+)
 
 
 def phrase_left(head: Token) -> tuple[int, list[Token]]:
@@ -30,8 +224,12 @@ def phrase_left(head: Token) -> tuple[int, list[Token]]:
     doc, i = head.doc, head.i
     toks: list[Token] = []
     j = i - 1
-    while j >= 0 and (doc[j].tag_ in _NOUNISH or doc[j].text == "/") and doc[j].lower_ not in STOP_MODS \
-            and i - j <= 5:
+    while (
+        j >= 0
+        and (doc[j].tag_ in _NOUNISH or doc[j].text == "/")
+        and doc[j].lower_ not in STOP_MODS
+        and i - j <= 5
+    ):
         if doc[j].tag_ == "HYPH" or doc[j].text == "/" and (j == 0 or doc[j - 1].tag_ not in _NOUNISH):
             break
         toks.insert(0, doc[j])
@@ -72,12 +270,20 @@ class TopicRules:
                     continue  # title case misleads the tagger: only "for X", "X:" and title starts
                 if cue in ("-", "/") or (left >= 0 and doc[left].whitespace_ == "" and doc[left].is_alpha):
                     continue
-                if not (in_title or cue in _CUES or (tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in
-                                                      ("task", "tasks", "problem", "problems"))):
+                if not (
+                    in_title
+                    or cue in _CUES
+                    or (
+                        tok.i + 1 < len(doc)
+                        and doc[tok.i + 1].lower_ in ("task", "tasks", "problem", "problems")
+                    )
+                ):
                     continue
                 conf = CONF_PATTERN - 0.1 if in_title else CONF_WEAK + 0.15
                 for start, end, text in self._split_slash(doc, mods, tok):
-                    out.append(mention(start, end, "Task", _canon_task(text), confidence=conf, rule="task-phrase"))
+                    out.append(
+                        mention(start, end, "Task", _canon_task(text), confidence=conf, rule="task-phrase")
+                    )
             elif low in THREAT_HEADS:
                 _, mods = phrase_left(tok)
                 while mods and mods[0].tag_ not in ("NN", "NNS", "NNP") and mods[0].lower_ not in THREAT_ADJ:
@@ -85,19 +291,24 @@ class TopicRules:
                 if mods and mods[-1].tag_ != "CD":
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], THREAT_HEADS[low]])
-                    out.append(mention(start, end, "Threat", name, confidence=CONF_PATTERN - 0.1,
-                                       rule="threat-phrase"))
+                    out.append(
+                        mention(
+                            start, end, "Threat", name, confidence=CONF_PATTERN - 0.1, rule="threat-phrase"
+                        )
+                    )
             elif low in DOMAIN_HEADS:
                 _, mods = phrase_left(tok)
                 if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], "agents"])
-                    out.append(mention(start, end, "Domain", name, confidence=CONF_WEAK + 0.1, rule="domain-phrase"))
+                    out.append(
+                        mention(start, end, "Domain", name, confidence=CONF_WEAK + 0.1, rule="domain-phrase")
+                    )
         return doc
 
     @staticmethod
     def _split_slash(doc: Doc, mods: list[Token], head: Token) -> list[tuple[int, int, str]]:
-        """"image/video generation" → image generation, video generation."""
+        """ "image/video generation" → image generation, video generation."""
         start, end, text = _text(doc, mods, head)
         if "/" not in text.split()[0] or len(text.split()) != 2:
             return [(start, end, text)]

@@ -31,10 +31,11 @@ _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 
 def _glued(text: str, start: int, end: int) -> bool:
     """The match is part of a hyphenated or slashed word ("QA" in "QA-SFT")."""
-    before = text[start - 2:start] if start >= 2 else ""
-    after = text[end:end + 2]
-    return (len(before) == 2 and before[1] in "-/" and before[0].isalnum()) or \
-        (len(after) == 2 and after[0] in "-/" and after[1].isalnum())
+    before = text[start - 2 : start] if start >= 2 else ""
+    after = text[end : end + 2]
+    return (len(before) == 2 and before[1] in "-/" and before[0].isalnum()) or (
+        len(after) == 2 and after[0] in "-/" and after[1].isalnum()
+    )
 
 
 def _variants(label: str) -> set[str]:
@@ -87,16 +88,32 @@ class VocabMatcher:
             e = self.entries[span.label_]
             if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5:
                 continue  # "QA" in "QA-SFT" is not question answering
-            if re.match(r"-[A-Z0-9]", text[span.end_char:span.end_char + 2]):
+            if re.match(r"-[A-Z0-9]", text[span.end_char : span.end_char + 2]):
                 continue  # "CIFAR-100-LT": a named variant, left to the name-word rules
-            if len(span) == 1 and span[0].tag_.startswith("VB") and span[0].tag_ != "VBG" or \
-                    len(span) == 1 and span[0].tag_ == "VBG" and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj"):
+            if (
+                len(span) == 1
+                and span[0].tag_.startswith("VB")
+                and span[0].tag_ != "VBG"
+                or len(span) == 1
+                and span[0].tag_ == "VBG"
+                and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj")
+            ):
                 continue  # "boosting performance" is a verb, not the method
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
                 conf = CONF_VOCAB_CASE
-            out.append(mention(span.start_char, span.end_char, e.ref.type, e.ref.name, kind=e.ref.kind,
-                               confidence=conf, rule="vocab", broader=e.broader))
+            out.append(
+                mention(
+                    span.start_char,
+                    span.end_char,
+                    e.ref.type,
+                    e.ref.name,
+                    kind=e.ref.kind,
+                    confidence=conf,
+                    rule="vocab",
+                    broader=e.broader,
+                )
+            )
             for i in range(span.start_char, span.end_char):
                 covered[i] = True
         for m in NAME_RE.finditer(doc.text):
@@ -110,21 +127,55 @@ class VocabMatcher:
         lex = self.lexicon
         end = start + len(word)
         e = lex.lookup(word)
-        if e is not None and name_strength(word) < 2 and not any(word.lower() == lab.lower() for lab in e.labels):
+        if (
+            e is not None
+            and name_strength(word) < 2
+            and not any(word.lower() == lab.lower() for lab in e.labels)
+        ):
             e = None  # "Place" is not "Places365"; loose keys are for name-shaped words only
         if e is not None:
-            if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end:end + 8])):
+            if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end : end + 8])):
                 name = f"{e.ref.name} {v.group(1)}"
-                out.append(mention(start, end + v.end(), "Model", name, kind="Model", confidence=CONF_VOCAB,
-                                   rule="vocab-version", variant_of=e.ref))
+                out.append(
+                    mention(
+                        start,
+                        end + v.end(),
+                        "Model",
+                        name,
+                        kind="Model",
+                        confidence=CONF_VOCAB,
+                        rule="vocab-version",
+                        variant_of=e.ref,
+                    )
+                )
                 return
-            out.append(mention(start, end, e.ref.type, e.ref.name, kind=e.ref.kind, confidence=CONF_VOCAB,
-                               rule="vocab-key", broader=e.broader))
+            out.append(
+                mention(
+                    start,
+                    end,
+                    e.ref.type,
+                    e.ref.name,
+                    kind=e.ref.kind,
+                    confidence=CONF_VOCAB,
+                    rule="vocab-key",
+                    broader=e.broader,
+                )
+            )
             return
         # "ImageNet256$\times$256": a resolution suffix is not part of the name.
-        if _RESOLUTION.match(doc.text[end:end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
-            out.append(mention(start, end, base.ref.type, base.ref.name, kind=base.ref.kind,
-                               confidence=CONF_VOCAB, rule="vocab-resolution", broader=base.broader))
+        if _RESOLUTION.match(doc.text[end : end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
+            out.append(
+                mention(
+                    start,
+                    end,
+                    base.ref.type,
+                    base.ref.name,
+                    kind=base.ref.kind,
+                    confidence=CONF_VOCAB,
+                    rule="vocab-resolution",
+                    broader=base.broader,
+                )
+            )
             return
         if "-" in word or any(ch.isdigit() for ch in word):  # versions and variants carry a digit or hyphen
             self._variant(doc, word, start)
@@ -142,26 +193,72 @@ class VocabMatcher:
             if (f := lex.lookup(head)) is not None and f.ref.type == "Model" and not head[-1:].isdigit():
                 family = f
                 break
-        if family is not None and stem[len(head):].strip("-. ") and any(c.isdigit() for c in stem[len(head):]):
+        if (
+            family is not None
+            and stem[len(head) :].strip("-. ")
+            and any(c.isdigit() for c in stem[len(head) :])
+        ):
             name = stem if stem[len(head)] in "-. " else stem
             exact = lex.lookup(stem)
             if exact is not None:
-                out.append(mention(start, start + len(word), exact.ref.type, exact.ref.name, kind=exact.ref.kind,
-                                   confidence=CONF_VOCAB, rule="vocab-model-size", broader=exact.broader,
-                                   variant_of=family.ref if exact.ref != family.ref else None))
+                out.append(
+                    mention(
+                        start,
+                        start + len(word),
+                        exact.ref.type,
+                        exact.ref.name,
+                        kind=exact.ref.kind,
+                        confidence=CONF_VOCAB,
+                        rule="vocab-model-size",
+                        broader=exact.broader,
+                        variant_of=family.ref if exact.ref != family.ref else None,
+                    )
+                )
             else:
-                out.append(mention(start, start + len(word), "Model", name, kind="Model", confidence=CONF_PATTERN,
-                                   rule="model-version", variant_of=family.ref))
+                out.append(
+                    mention(
+                        start,
+                        start + len(word),
+                        "Model",
+                        name,
+                        kind="Model",
+                        confidence=CONF_PATTERN,
+                        rule="model-version",
+                        variant_of=family.ref,
+                    )
+                )
             return
         if family is not None and stem != word:
-            out.append(mention(start, start + len(word), "Model", family.ref.name, kind="Model",
-                               confidence=CONF_VOCAB, rule="vocab-model-size"))
+            out.append(
+                mention(
+                    start,
+                    start + len(word),
+                    "Model",
+                    family.ref.name,
+                    kind="Model",
+                    confidence=CONF_VOCAB,
+                    rule="vocab-model-size",
+                )
+            )
             return
         # "CIFAR-10-LT", "SVHN-LT": a named variant of a known dataset/method is its own entity.
         if "-" in word and re.match(r"[A-Z0-9]", word.rsplit("-", 1)[1]):
             base_word = word.rsplit("-", 1)[0]
             base = lex.lookup(base_word)
-            if base is not None and base.ref.type in ("Dataset", "Method", "Model") and not base.case_sensitive:
-                out.append(mention(start, start + len(word), base.ref.type, word, kind=base.ref.kind,
-                                   confidence=CONF_PATTERN, rule="vocab-variant",
-                                   variant_of=EntityRef(base.ref.type, base.ref.name, base.ref.kind)))
+            if (
+                base is not None
+                and base.ref.type in ("Dataset", "Method", "Model")
+                and not base.case_sensitive
+            ):
+                out.append(
+                    mention(
+                        start,
+                        start + len(word),
+                        base.ref.type,
+                        word,
+                        kind=base.ref.kind,
+                        confidence=CONF_PATTERN,
+                        rule="vocab-variant",
+                        variant_of=EntityRef(base.ref.type, base.ref.name, base.ref.kind),
+                    )
+                )
