@@ -37,9 +37,9 @@ class NodeStyle:
 TYPE_STYLES: dict[str, NodeStyle] = {
     "Paper": NodeStyle("#4e79a7", "box", "s"),
     "Task": NodeStyle("#f28e2b", "ellipse", "o"),
-    "Dataset": NodeStyle("#59a14f", "database", "D"),
+    "Dataset": NodeStyle("#59a14f", "diamond", "D"),
     "Method": NodeStyle("#e15759", "dot", "o"),
-    "Metric": NodeStyle("#b07aa1", "diamond", "d"),
+    "Metric": NodeStyle("#b07aa1", "triangleDown", "v"),
     "Model": NodeStyle("#76b7b2", "hexagon", "h"),
     "Domain": NodeStyle("#edc948", "triangle", "^"),
     "Threat": NodeStyle("#9c755f", "star", "*"),

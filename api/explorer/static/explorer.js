@@ -57,27 +57,38 @@
       smooth: { type: "continuous" },
     },
     physics: { solver: "forceAtlas2Based", forceAtlas2Based: { springLength: 140, avoidOverlap: 0.6 },
-               stabilization: { iterations: 250 } },
+               minVelocity: 0.75, stabilization: { iterations: 250 } },
     interaction: { hover: true, tooltipDelay: 150, multiselect: false },
   });
   const api = { nodes, edges, nodeView, edgeView, network, stable: false, center: null };
   network.on("startStabilizing", () => { api.stable = false; });
   network.on("stabilized", () => { api.stable = true; });
+  // Lay new data out off-screen, then let physics run a little and stop it, so the picture holds still.
+  let settleTimer = 0;
+  function settle(fit) {
+    network.once("stabilizationIterationsDone", () => {
+      if (fit) {
+        network.fit({ maxZoomLevel: 1.2 });
+        network.once("stabilized", () => network.fit({ maxZoomLevel: 1.2, animation: { duration: 300 } }));
+      }
+      clearTimeout(settleTimer);
+      settleTimer = setTimeout(() => network.stopSimulation(), 2000);
+    });
+    network.stabilize(250);
+  }
   network.on("click", (p) => { if (p.nodes.length) openPanel(p.nodes[0]); });
   network.on("doubleClick", (p) => { if (p.nodes.length) show(p.nodes[0], { expand: true }); });
 
-  const INSIDE = new Set(["box", "database", "ellipse"]); // shapes that draw their label inside
   function typeOf(id) { return id.includes("/") ? id.split("/")[0] : "paper"; }
   function short(text, max = 48) { return text.length > max ? text.slice(0, max - 1) + "…" : text; }
 
   function toVisNode(n) {
     const style = state.styles[n.type] || { color: "#bab0ac", shape: "dot" };
-    const inside = INSIDE.has(style.shape);
     return {
       id: n.id, type: n.type, fullLabel: n.label, label: short(n.label), title: `${n.type}: ${n.label}`,
       shape: style.shape, size: 16,
       color: { background: style.color, border: "#444", highlight: { background: style.color, border: "#000" } },
-      font: { color: inside && style.shape === "box" ? "#fff" : "#222" },
+      font: { color: style.shape === "box" ? "#fff" : "#222" }, // box labels sit inside the blue box
       borderWidth: n.id === state.center ? 4 : 1,
     };
   }
@@ -107,7 +118,8 @@
       note.hidden = sub.truncated === 0;
       note.textContent = `${sub.truncated} more not shown — raise the limit or expand a node`;
       setStatus(`${nodes.length} nodes, ${edges.length} links around ${nodes.get(id)?.fullLabel || id}`);
-      if (!expand) { network.once("stabilized", () => network.fit({ maxZoomLevel: 1.2 })); openPanel(id); }
+      settle(!expand);
+      if (!expand) openPanel(id);
       await fillConfidences(sub.nodes.filter((n) => /^paper$/i.test(n.type)).map((n) => n.id));
     } catch (err) {
       setStatus(`Could not load ${id}: ${err.message}`);
