@@ -176,12 +176,12 @@ def build_schema(settings: Settings) -> strawberry.Schema:
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
-        extensions=[
-            QueryDepthLimiter(max_depth=settings.max_depth),
-            MaxAliasesLimiter(max_alias_count=settings.max_aliases),
-            MaxTokensLimiter(max_token_count=settings.max_tokens),
-            ParserCache(maxsize=512),
-            ValidationCache(maxsize=512),
-            MaskErrors(should_mask_error=should_mask),
+        extensions=[  # factories: a fresh extension per request (the parse/validation caches are global)
+            lambda: QueryDepthLimiter(max_depth=settings.max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
+            lambda: ParserCache(maxsize=512),
+            lambda: ValidationCache(maxsize=512),
+            lambda: MaskErrors(should_mask_error=should_mask),
         ],
     )

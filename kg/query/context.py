@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyoxigraph import NamedNode
 
@@ -21,6 +22,7 @@ class QueryContext:
     iris: Iris
     index: SearchIndex
     timeout_s: float | None = None
+    cache: dict[tuple[str, str], Any] = field(default_factory=dict)  # per store generation
     prologue: str = field(init=False)
     relations: list[NamedNode] = field(init=False)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -11,15 +12,18 @@ from kg.names import match_key
 from kg.query import cursor
 from kg.query.context import QueryContext
 from kg.query.model import EntityInfo, Page
-from kg.query.sparql import integer, iri_or_none, text, values
+from kg.query.sparql import integer, iri_or_none, one_of, text, values
 from kg.types import ENTITY_TYPES, EntityType
 
 _EXPAND = "(kg:variantOf|skos:broader)*"
+_EXPAND_PLUS = (
+    "(kg:variantOf|skos:broader)+"  # joined with the zero step by UNION: Oxigraph's `*` scans all nodes
+)
 
 
 def type_values(ctx: QueryContext, type_: EntityType | None) -> str:
     types = [type_] if type_ else list(ENTITY_TYPES)
-    return values("t", (ctx.term(t) for t in types))
+    return one_of("t", (ctx.term(t) for t in types))
 
 
 def resolve(ctx: QueryContext, name: str, type_: EntityType | None = None, expand: bool = False) -> list[str]:
@@ -27,13 +31,12 @@ def resolve(ctx: QueryContext, name: str, type_: EntityType | None = None, expan
     key = match_key(name)
     if not key:
         return []
-    head = "?x" if expand else "?e"
-    path = f"?x {_EXPAND} ?e ." if expand else ""
     rows = ctx.select(
-        f"SELECT DISTINCT {head} WHERE {{ {values('k', [Literal(key)])} ?e kg:key ?k . "
-        f"{type_values(ctx, type_)} ?e a ?t . {path} }}"
+        f"SELECT DISTINCT ?e WHERE {{ {values('k', [Literal(key)])} ?e kg:key ?k . "
+        f"?e a ?t . {type_values(ctx, type_)} }}"
     )
-    return sorted({text(r, head[1:]) or "" for r in rows} - {""})
+    found = sorted({text(r, "e") or "" for r in rows} - {""})
+    return sorted({n.value for n in _closure(ctx, _EXPAND_PLUS, found)}) if expand and found else found
 
 
 def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, EntityInfo]:
@@ -46,14 +49,14 @@ def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, Entity
     kinds: dict[str, str] = {}
     for row in ctx.select(
         f"SELECT ?e ?p ?v WHERE {{ {values('e', nodes)} "
-        f"VALUES ?p {{ skos:prefLabel skos:altLabel kg:kind }} ?e ?p ?v }}"
+        "?e ?p ?v }"  # predicates filtered below: a FILTER here makes Oxigraph scan every label
     ):
         e, p, v = text(row, "e") or "", text(row, "p") or "", text(row, "v") or ""
         if p.endswith("prefLabel"):
             labels.setdefault(e, v)
         elif p.endswith("altLabel"):
             alts[e].add(v)
-        else:
+        elif p == ctx.iris.term("kind"):
             kinds.setdefault(e, v)
     counts = paper_counts(ctx, nodes)
     out: dict[str, EntityInfo] = {}
@@ -70,7 +73,7 @@ def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, Entity
 
 def paper_counts(ctx: QueryContext, nodes: Sequence[NamedNode]) -> dict[str, int]:
     rows = ctx.select(
-        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} {values('r', ctx.relations)} "
+        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} "
         f"?p ?r ?e . ?p a kg:Paper }} GROUP BY ?e"
     )
     return {text(r, "e") or "": integer(r, "n") for r in rows}
@@ -79,7 +82,7 @@ def paper_counts(ctx: QueryContext, nodes: Sequence[NamedNode]) -> dict[str, int
 def entity(
     ctx: QueryContext, id: str | None = None, name: str | None = None, type_: EntityType | None = None
 ) -> EntityInfo | None:
-    """The entity with this public id, or the best match for `name` (its own name first, then most papers)."""
+    """The entity with this public id, or the best match for `name` (linked, own name, most papers first)."""
     if id is not None:
         eid_type = ctx.iris.type_of_entity_id(id)
         if eid_type is None or (type_ and eid_type != type_):
@@ -92,7 +95,8 @@ def entity(
         return None
     found = entities_by_iris(ctx, resolve(ctx, name, type_)).values()
     key = match_key(name)
-    ranked = sorted(found, key=lambda e: (match_key(e.name) != key, -e.paper_count, e.id))
+    # an entity some paper links to beats a vocabulary-only entry; then its own name beats an alias
+    ranked = sorted(found, key=lambda e: (e.paper_count == 0, match_key(e.name) != key, -e.paper_count, e.id))
     return ranked[0] if ranked else None
 
 
@@ -103,28 +107,41 @@ def entities(
     first: int = 20,
     after: str | None = None,
 ) -> Page[EntityInfo]:
-    """Entities ranked by paper count (then id); `search` keeps those matching the full-text index."""
-    scope = ""
+    """Entities ranked by paper count (then IRI); `search` keeps those matching the full-text index."""
+    ranked = _ranking(ctx, type_)
     if search is not None:
-        ids = ctx.index.entity_ids(ctx.store, search)
-        scope = values("e", [n for n in (iri_or_none(ctx.iris.entity_from_id(i)) for i in ids) if n])
-    having = ""
+        keep = {ctx.iris.entity_from_id(i) for i in ctx.index.entity_ids(ctx.store, search)}
+        ranked = [x for x in ranked if x[1] in keep]
+    start = 0
     if after:
         n, iri = cursor.decode("e", after, (int, str))
-        count = "COUNT(DISTINCT ?p)"
-        having = f"HAVING ({count} < {n} || ({count} = {n} && STR(?e) > {Literal(iri)}))"
-    where = f"{scope} {type_values(ctx, type_)} ?e a ?t ."
-    total = integer(ctx.select(f"SELECT (COUNT(DISTINCT ?e) AS ?n) WHERE {{ {where} }}")[0], "n")
-    rows = ctx.select(
-        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {where} "
-        f"OPTIONAL {{ {values('r', ctx.relations)} ?p ?r ?e . ?p a kg:Paper }} }} GROUP BY ?e {having} "
-        f"ORDER BY DESC(?n) STR(?e) LIMIT {first + 1}"
-    )
-    page = [text(r, "e") or "" for r in rows[:first]]
-    infos = entities_by_iris(ctx, page)
-    items = tuple(infos[i] for i in page if i in infos)
-    cursors = tuple(cursor.encode("e", [e.paper_count, e.iri]) for e in items)
-    return Page(items, total, len(rows) > first, cursors[-1] if cursors else None, cursors)
+        start = bisect.bisect_right(ranked, (-n, iri))
+    chosen = ranked[start : start + first]
+    infos = entities_by_iris(ctx, [iri for _, iri in chosen])
+    items = tuple(infos[iri] for _, iri in chosen if iri in infos)
+    cursors = tuple(cursor.encode("e", [-n, iri]) for n, iri in chosen if iri in infos)
+    return Page(items, len(ranked), start + first < len(ranked), cursors[-1] if cursors else None, cursors)
+
+
+def _ranking(ctx: QueryContext, type_: EntityType | None) -> list[tuple[int, str]]:
+    """(-paper count, IRI) of every entity of a type, sorted; computed once per store generation."""
+    gen = ctx.store.generation()
+    key = (gen, type_ or "*")
+    hit = ctx.cache.get(key)
+    if hit is None:
+        counts = ctx.cache.get((gen, "counts"))
+        if counts is None:
+            rows = ctx.select(
+                "SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper . ?p ?r ?e . } GROUP BY ?e"
+            )
+            counts = {text(r, "e") or "": integer(r, "n") for r in rows}
+        rows = ctx.select(f"SELECT DISTINCT ?e WHERE {{ ?e a ?t . {type_values(ctx, type_)} }}")
+        hit = sorted((-counts.get(iri, 0), iri) for r in rows if (iri := text(r, "e") or ""))
+        if len(ctx.cache) > 32:
+            ctx.cache.clear()
+        ctx.cache[(gen, "counts")] = counts
+        ctx.cache[key] = hit
+    return hit
 
 
 def broader(ctx: QueryContext, iris: Iterable[str], narrower: bool = False) -> dict[str, list[EntityInfo]]:
@@ -143,13 +160,14 @@ def related(ctx: QueryContext, iris: Iterable[str], first: int = 10) -> dict[str
     if not nodes:
         return {}
     rows = ctx.select(
-        f"SELECT ?e ?o (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} {values('r', ctx.relations)} "
-        f"{values('r2', ctx.relations)} ?p ?r ?e . ?p a kg:Paper . ?p ?r2 ?o . FILTER(?o != ?e) }} "
+        f"SELECT ?e ?o (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} "
+        f"?p ?r ?e . ?p a kg:Paper . ?p ?r2 ?o . FILTER(?o != ?e) }} "
         "GROUP BY ?e ?o"
     )
     best: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for r in rows:
-        best[text(r, "e") or ""].append((-integer(r, "n"), text(r, "o") or ""))
+        if ctx.iris.entity_id_of(o := text(r, "o") or ""):  # links only: titles, types etc. are not entities
+            best[text(r, "e") or ""].append((-integer(r, "n"), o))
     pairs = [(e, o) for e, cands in best.items() for _, o in sorted(cands)[:first]]
     return _group(ctx, pairs)
 
@@ -160,13 +178,13 @@ def defenses(ctx: QueryContext, target: str | None = None, against: str | None =
     # The narrower closures are resolved first, in their own query: Virtuoso 7.2 drops rows when a `*`
     # path is joined with the UNION below in one query (tests/test_store_virtuoso.py).
     if target is not None:
-        domains = _closure(ctx, "skos:broader*", resolve(ctx, target))
+        domains = _closure(ctx, "skos:broader+", resolve(ctx, target))
         parts.append(
             f"{{ ?d kg:targetsDomain ?x }} UNION {{ ?pt kg:proposes ?d ; kg:targetsDomain ?x }} "
             f"{values('x', domains)}"
         )
     if against is not None:
-        threats = _closure(ctx, _EXPAND, resolve(ctx, against))
+        threats = _closure(ctx, _EXPAND_PLUS, resolve(ctx, against))
         parts.append(
             f"{{ ?d kg:defendsAgainst ?y }} UNION {{ ?pa kg:proposes ?d ; kg:studiesThreat ?y }} "
             f"{values('y', threats)}"
@@ -177,12 +195,12 @@ def defenses(ctx: QueryContext, target: str | None = None, against: str | None =
 
 
 def _closure(ctx: QueryContext, path: str, iris: Sequence[str]) -> list[NamedNode]:
-    """The nodes reaching one of `iris` through `path` (zero steps included), in one query."""
+    """The nodes reaching one of `iris` through the `+` path `path`, and `iris` themselves, in one query."""
     if not iris:
         return []
     nodes = values("o", [NamedNode(i) for i in iris])
     rows = ctx.select(f"SELECT DISTINCT ?x WHERE {{ {nodes} ?x {path} ?o }}")
-    return [NamedNode(v) for r in rows if (v := text(r, "x"))]
+    return [NamedNode(v) for v in sorted({*iris, *(text(r, "x") or "" for r in rows)} - {""})]
 
 
 def _group(ctx: QueryContext, pairs: list[tuple[str, str]]) -> dict[str, list[EntityInfo]]:

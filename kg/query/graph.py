@@ -8,7 +8,7 @@ from pyoxigraph import NamedNode
 
 from kg.query.context import QueryContext
 from kg.query.model import Edge, Node, Subgraph
-from kg.query.sparql import integer, iri_or_none, text, values
+from kg.query.sparql import integer, iri_or_none, one_of, text, values
 from kg.rdf.iris import SKOS
 
 
@@ -65,8 +65,7 @@ def _relations(ctx: QueryContext) -> list[NamedNode]:
 def _edges(ctx: QueryContext, frontier: list[str], rels: list[NamedNode]) -> list[tuple[str, str, str]]:
     rows = ctx.select(
         f"SELECT DISTINCT ?s ?r ?o WHERE {{ {values('n', [NamedNode(n) for n in frontier])} "
-        f"{values('r', rels)} "
-        f"{{ ?n ?r ?o . BIND(?n AS ?s) }} UNION {{ ?s ?r ?n . BIND(?n AS ?o) }} }}"
+        f"{{ ?n ?r ?o . BIND(?n AS ?s) }} UNION {{ ?s ?r ?n . BIND(?n AS ?o) }} {one_of('r', rels)} }}"
     )
     return [(text(r, "s") or "", _local(ctx, text(r, "r") or ""), text(r, "o") or "") for r in rows]
 
@@ -76,8 +75,8 @@ def _degrees(ctx: QueryContext, iris: Iterable[str], rels: list[NamedNode]) -> d
     if not nodes:
         return {}
     rows = ctx.select(
-        f"SELECT ?n (COUNT(*) AS ?d) WHERE {{ {values('n', nodes)} {values('r', rels)} "
-        f"{{ ?n ?r ?x }} UNION {{ ?x ?r ?n }} }} GROUP BY ?n"
+        f"SELECT ?n (COUNT(*) AS ?d) WHERE {{ {values('n', nodes)} "
+        f"{{ ?n ?r ?x }} UNION {{ ?x ?r ?n }} {one_of('r', rels)} }} GROUP BY ?n"
     )
     return {text(r, "n") or "": integer(r, "d") for r in rows}
 

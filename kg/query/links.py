@@ -26,15 +26,18 @@ def links_by_paper(
     if not nodes:
         return {}
     rels = [r for r in ctx.relations if relation is None or r.value == ctx.iris.term(relation)]
-    rows = ctx.select(
-        f"SELECT ?p ?r ?e ?ev ?conf WHERE {{ {values('p', nodes)} {values('r', rels)} ?p ?r ?e . "
-        f"OPTIONAL {{ ?l rdf:subject ?p ; rdf:predicate ?r ; rdf:object ?e . "
-        f"OPTIONAL {{ ?l kg:evidence ?ev }} OPTIONAL {{ ?l kg:confidence ?conf }} }} }}"
-    )
+    wanted = {r.value for r in rels}
     raw: dict[tuple[str, str, str], tuple[str | None, float | None]] = {}
-    for r in rows:
+    # Two VALUES-first queries; relation filters stay in Python (a FILTER IN makes Oxigraph scan).
+    for r in ctx.select(f"SELECT ?p ?r ?e WHERE {{ {values('p', nodes)} ?p ?r ?e }}"):
+        if (rel := text(r, "r") or "") in wanted:
+            raw[(text(r, "p") or "", rel.removeprefix(ctx.iris.ns), text(r, "e") or "")] = (None, None)
+    for r in ctx.select(
+        f"SELECT ?p ?r ?e ?ev ?conf WHERE {{ {values('p', nodes)} ?l rdf:subject ?p ; rdf:predicate ?r ; "
+        "rdf:object ?e ; kg:evidence ?ev ; kg:confidence ?conf }"
+    ):
         key = (text(r, "p") or "", (text(r, "r") or "").removeprefix(ctx.iris.ns), text(r, "e") or "")
-        if key not in raw or raw[key][1] is None:
+        if key in raw:
             raw[key] = (text(r, "ev"), number(r, "conf"))
     infos = entities_by_iris(ctx, {e for _, _, e in raw})
     out: dict[str, list[LinkInfo]] = defaultdict(list)

@@ -14,11 +14,6 @@ from kg.query.model import Page, PaperInfo
 from kg.query.sparql import integer, iri_or_none, text, values
 from kg.types import EntityType
 
-_FIELDS = (
-    "dcterms:identifier dcterms:title dcterms:abstract kg:venue dcterms:issued schema:url kg:doi "
-    "dcterms:creator kg:hasCode"
-)
-
 
 def paper(ctx: QueryContext, paper_id: str) -> PaperInfo | None:
     iri = ctx.iris.paper(paper_id)
@@ -32,7 +27,7 @@ def papers_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, PaperInf
         return {}
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in ctx.select(
-        f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} VALUES ?k {{ {_FIELDS} }} ?p ?k ?v }}"
+        f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} ?p ?k ?v }}"  # fields picked below
     ):
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
@@ -87,11 +82,10 @@ def papers(
     for i, (name, etype) in enumerate(names):
         if name is not None:
             found = [NamedNode(e) for e in resolve(ctx, name, etype, expand=True)]
-            patterns.append(f"{values(f'e{i}', found)} {values(f'r{i}', ctx.relations)} ?p ?r{i} ?e{i} .")
+            patterns.append(f"{values(f'e{i}', found)} ?p ?r{i} ?e{i} .")
     if entity_iris is not None:
-        rels = [r for r in ctx.relations if relation is None or r.value == ctx.iris.term(relation)]
         nodes = [n for n in (iri_or_none(e) for e in entity_iris) if n is not None]
-        patterns.append(f"{values('ex', nodes)} {values('rx', rels)} ?p ?rx ?ex .")
+        patterns.append(f"{values('ex', nodes)} ?p {_pred(ctx, relation)} ?ex .")
     if search is not None:
         ids = ctx.index.paper_ids(ctx.store, search)
         patterns.insert(0, values("p", [NamedNode(ctx.iris.paper(i)) for i in ids]))
@@ -108,21 +102,30 @@ def papers(
     return Page(items, total, len(rows) > first, cursors[-1] if cursors else None, cursors)
 
 
+def _pred(ctx: QueryContext, relation: str | None) -> str:
+    """The predicate of a paper→entity pattern: one relation, or any (`?p a kg:Paper` keeps it to links)."""
+    return "?r" if relation is None else str(NamedNode(ctx.iris.term(relation)))
+
+
 def _one(fields: dict[str, list[str]], key: str) -> str | None:
     vals = fields.get(key)
     return vals[0] if vals else None
 
 
-def papers_of_entities(ctx: QueryContext, entity_iris: Iterable[str], relation: str | None = None,
-                       first: int = 20, after: str | None = None) -> dict[str, Page[PaperInfo]]:
+def papers_of_entities(
+    ctx: QueryContext,
+    entity_iris: Iterable[str],
+    relation: str | None = None,
+    first: int = 20,
+    after: str | None = None,
+) -> dict[str, Page[PaperInfo]]:
     """For each entity, the page of papers linked to it (by `relation` if given): two queries in all."""
     nodes = [n for n in {iri_or_none(e) for e in entity_iris} if n is not None]
     if not nodes:
         return {}
-    rels = [r for r in ctx.relations if relation is None or r.value == ctx.iris.term(relation)]
     last = cursor.decode("p", after, (str,))[0] if after else None
     rows = ctx.select(
-        f"SELECT DISTINCT ?e ?p ?id WHERE {{ {values('e', nodes)} {values('r', rels)} ?p ?r ?e . "
+        f"SELECT DISTINCT ?e ?p ?id WHERE {{ {values('e', nodes)} ?p {_pred(ctx, relation)} ?e . "
         "?p a kg:Paper ; dcterms:identifier ?id . } ORDER BY ?e STR(?id)"
     )
     by_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)

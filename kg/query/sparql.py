@@ -29,6 +29,11 @@ def values(var: str, terms: Iterable[NamedNode | Literal]) -> str:
     return f"VALUES ?{var} {{ {body} }}"
 
 
+def one_of(var: str, terms: Iterable[NamedNode | Literal]) -> str:
+    """`FILTER(?var IN (...))`: cheaper than a second VALUES block when the pattern's other end is bound."""
+    return f"FILTER(?{var} IN ({', '.join(str(t) for t in terms)}))"
+
+
 def iri_or_none(value: str) -> NamedNode | None:
     """A NamedNode for `value`, or None when it is not a valid IRI (user ids are data, never syntax)."""
     try:
