@@ -137,6 +137,7 @@ def vis_data(graph: VizGraph) -> dict[str, list[dict[str, Any]]]:
         nodes.append({
             "id": n.id, "label": short_label(n.label, 28), "title": f"{n.type}: {n.label}",
             "shape": st.shape, "color": st.color, "group": n.type,
+            "font": {"color": "#ffffff" if st.shape == "box" else "#222222"},
             "borderWidth": 3 if n.id == graph.center else 1,
         })
     edges = [
@@ -214,8 +215,12 @@ def draw(graph: VizGraph, out: Path, title: str | None = None) -> None:
             g.add_edge(e.source, e.target, relation=e.relation)
     count = max(1, g.number_of_nodes())
     side = min(24.0, 6.0 + 1.6 * count ** 0.5 * 1.5)
-    pos = nx.spring_layout(g, seed=7, k=1.8 / count ** 0.5, iterations=200) if count > 1 else {
-        n: (0.0, 0.0) for n in g}
+    if count == 1:
+        pos = {n: (0.0, 0.0) for n in g}
+    elif nx.is_weakly_connected(g):  # ForceAtlas2 gathers each paper's entities around it
+        pos = nx.forceatlas2_layout(g.to_undirected(), seed=7, max_iter=300, scaling_ratio=3.0)
+    else:  # it drifts components far apart; springs keep them together
+        pos = nx.spring_layout(g, seed=7, k=1.8 / count ** 0.5, iterations=200)
     with plt.rc_context({"svg.fonttype": "none", "font.family": "DejaVu Sans"}):
         fig, ax = plt.subplots(figsize=(side, side * 0.75))
         nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#999999", arrows=True, arrowsize=10,
