@@ -6,6 +6,7 @@ so a build interrupted at any moment leaves every paper either fully stored (wit
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from pyoxigraph import Quad
+from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -79,15 +80,44 @@ def extractions(papers: Sequence[Paper], base_iri: str, workers: int = 1) -> Ite
     yield from extractor.extract(papers, n_process=max(1, workers))
 
 
+def schema_fingerprint(base_iri: str) -> str:
+    """A hash of the ontology and vocabulary sources as loaded for `base_iri`."""
+    from ontology import ONTOLOGY_FILE
+    from kg.vocab import vocab_files
+
+    digest = hashlib.sha1(base_iri.encode())
+    for path in [ONTOLOGY_FILE, *vocab_files()]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def schema_graphs(base_iri: str) -> dict[str, list[Quad]]:
-    """The ontology and vocabulary graphs every store carries."""
+    """The ontology and vocabulary graphs every store carries, stamped with their source fingerprint."""
     from kg.vocab import load_vocabulary
 
-    quads = load_vocabulary(base_iri).quads(base_iri)
+    iris = Iris(base_iri)
     graphs: dict[str, list[Quad]] = {}
-    for q in quads:
+    for q in load_vocabulary(base_iri).quads(base_iri):
         graphs.setdefault(str(q.graph_name.value), []).append(q)  # type: ignore[union-attr]
+    stamp = NamedNode(iris.ontology_graph)
+    graphs.setdefault(iris.ontology_graph, []).append(
+        Quad(stamp, NamedNode(iris.term("sourceHash")), Literal(schema_fingerprint(base_iri)), stamp))
     return graphs
+
+
+def ensure_schema(store: Store, base_iri: str) -> bool:
+    """Write the ontology and vocabulary graphs unless the store already holds this exact version.
+
+    Skipping unchanged schema keeps rebuilds byte-identical (the ontology has blank nodes) and keeps
+    small incremental builds cheap.
+    """
+    iris = Iris(base_iri)
+    stamp = NamedNode(iris.ontology_graph)
+    current = {"g": stamp, "h": Literal(schema_fingerprint(base_iri))}
+    if store.ask(f"ASK {{ GRAPH ?g {{ ?g <{iris.term('sourceHash')}> ?h }} }}", current):
+        return False
+    store.replace_graphs(schema_graphs(base_iri))
+    return True
 
 
 def build_into_store(store: Store, papers: Sequence[Paper], base_iri: str, *, workers: int = 1,
@@ -97,7 +127,7 @@ def build_into_store(store: Store, papers: Sequence[Paper], base_iri: str, *, wo
     summary = summary or BuildSummary()
     started = time.perf_counter()
     mapper = GraphMapper(Iris(base_iri))
-    store.replace_graphs(schema_graphs(base_iri))
+    ensure_schema(store, base_iri)
     batch: dict[str, list[Quad]] = {}
     for ex in extractions(papers, base_iri, workers):
         quads = mapper.paper_quads(ex)
