@@ -23,6 +23,9 @@ StoreOpt = Annotated[str, typer.Option("--store", envvar="KG_STORE",
 BaseOpt = Annotated[str, typer.Option("--base-iri", envvar="KG_BASE_IRI", help="Base IRI of the graph.")]
 Inputs = Annotated[list[Path], typer.Argument(help="Input files: .txt, .jsonl, .json, .csv, .bib, .jsonl.gz")]
 EXPORT_FORMATS = ("turtle", "nt", "nquads", "trig", "jsonld", "xml")
+GRAPH_FORMATS = ("graphml", "gexf", "cyjs")
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "icml2025_seed.jsonl"
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -131,15 +134,23 @@ def extract(inputs: Inputs, fmt: Annotated[str, typer.Option("--format", help="j
 
 
 @app.command()
-def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS))] = "turtle",
+def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS))] = "turtle",
            output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
            store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
-    """Serialise the whole graph."""
-    if fmt not in EXPORT_FORMATS:
-        fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools."""
+    if fmt not in EXPORT_FORMATS + GRAPH_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS + GRAPH_FORMATS)}")
+    if fmt in GRAPH_FORMATS and output is None:
+        fail(f"--format {fmt} needs -o FILE")
     st = _open(store, base_iri, read_only=True, create=False)
     try:
-        if output is None:
+        if fmt in GRAPH_FORMATS:
+            from kg.graphio import export as export_graph
+            from kg.query import QueryContext
+
+            g = export_graph(QueryContext.open(st, base_iri), fmt, output)  # type: ignore[arg-type]
+            err.print(f"wrote {g.number_of_nodes()} nodes and {g.number_of_edges()} edges to {output}")
+        elif output is None:
             st.dump(sys.stdout.buffer, fmt)
             sys.stdout.flush()
         else:
@@ -234,6 +245,99 @@ def eval(gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES 
         print(json.dumps(report.as_dict()))
     else:
         print(format_report(report, verbose=verbose))
+
+
+@app.command()
+def sparql(query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CONSTRUCT query.")],
+           store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
+           timeout: Annotated[float, typer.Option(help="Seconds before the query is abandoned.")] = 30.0,
+           limit: Annotated[int, typer.Option(help="Most rows returned.")] = 100_000) -> None:
+    """Run a read-only SPARQL query (updates are refused) and print JSON results or Turtle."""
+    import pyoxigraph as ox
+
+    from kg.query.guard import ReadOnlyViolation, classify
+    from kg.store.formats import prefixes
+
+    try:
+        form = classify(query).form
+    except ReadOnlyViolation as exc:
+        fail(str(exc))
+    st = _open(store, base_iri, read_only=True, create=False)
+    try:
+        if form == "SelectQuery":
+            rows = st.select(query, None, timeout_s=timeout, max_rows=limit)  # type: ignore[call-arg]
+            print(json.dumps([{k: str(v.value) for k, v in r.items()} for r in rows], ensure_ascii=False, indent=1))
+        elif form == "AskQuery":
+            print(json.dumps(st.ask(query)))
+        else:
+            triples = st.construct(query)
+            sys.stdout.write(ox.serialize(triples, format=ox.RdfFormat.TURTLE,
+                                          prefixes=prefixes(base_iri)).decode("utf-8"))
+    except StoreError as exc:
+        fail(str(exc).splitlines()[0])
+    finally:
+        st.close()
+
+
+@app.command()
+def viz(name_or_id: Annotated[str, typer.Argument(help="An entity name or alias, an entity id or a paper id.")],
+        output: Annotated[Path, typer.Option("-o", "--output", help="out.html, out.svg or out.png")],
+        depth: Annotated[int, typer.Option(min=1, max=3)] = 1,
+        limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+        store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+    """Draw a node's neighbourhood: standalone HTML (interactive) or a static SVG/PNG picture."""
+    from kg.query import QueryContext
+    from kg.viz import viz as draw
+
+    st = _open(store, base_iri, read_only=True, create=False)
+    try:
+        written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit)
+    except (LookupError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+    finally:
+        st.close()
+    err.print(f"wrote {written}")
+
+
+@app.command()
+def serve(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
+          host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+          port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+          sample: Annotated[bool, typer.Option(help="Build the bundled sample first when the store does not exist.")] = True,
+          ) -> None:
+    """Serve GraphQL (/graphql), SPARQL (/sparql), RDF export (/export) and the explorer (/explore)."""
+    import gc
+
+    import uvicorn
+
+    from api import create_app
+    from kg.build import build_into_store
+
+    settings = Settings.from_env(store=store, base_iri=base_iri)
+    local = "://" not in store and not store.startswith("memory:")
+    if local and sample and not Path(store).exists():
+        if not SAMPLE.is_file():
+            fail(f"no store at {store} and no bundled sample to build it from")
+        err.print(f"no store at {store}: building the bundled sample ({SAMPLE.name}) first")
+        papers, _ = _papers([SAMPLE])
+        st = _open(store, base_iri)
+        try:
+            build_into_store(st, papers, base_iri)
+        finally:
+            st.close()
+    st = _open(store, base_iri)
+    application = create_app(settings, st)
+    gc.collect()
+    gc.freeze()  # long-lived startup objects leave the GC's young generations: shorter pauses under load
+    url = f"http://{host}:{port}"
+    err.print(f"paperkg serving {store} at {url}/  (GraphQL {url}/graphql · explorer {url}/explore · "
+              f"SPARQL {url}/sparql · export {url}/export)")
+    if settings.api_token is None:
+        err.print("mutations are off: set KG_API_TOKEN to enable addPapers/deletePaper")
+    try:
+        uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        st.close()
 
 
 def main() -> None:
