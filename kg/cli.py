@@ -315,23 +315,20 @@ def serve(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
 
     settings = Settings.from_env(store=store, base_iri=base_iri)
     local = "://" not in store and not store.startswith("memory:")
-    if local and sample and not Path(store).exists():
+    fresh = local and not Path(store).exists()
+    st = _open(store, base_iri)
+    if fresh and sample:
         if not SAMPLE.is_file():
             fail(f"no store at {store} and no bundled sample to build it from")
         err.print(f"no store at {store}: building the bundled sample ({SAMPLE.name}) first")
         papers, _ = _papers([SAMPLE])
-        st = _open(store, base_iri)
-        try:
-            build_into_store(st, papers, base_iri)
-        finally:
-            st.close()
-    st = _open(store, base_iri)
+        build_into_store(st, papers, base_iri)
     application = create_app(settings, st)
     gc.collect()
     gc.freeze()  # long-lived startup objects leave the GC's young generations: shorter pauses under load
     url = f"http://{host}:{port}"
     err.print(f"paperkg serving {store} at {url}/  (GraphQL {url}/graphql · explorer {url}/explore · "
-              f"SPARQL {url}/sparql · export {url}/export)")
+              f"SPARQL {url}/sparql · export {url}/export)", soft_wrap=True)
     if settings.api_token is None:
         err.print("mutations are off: set KG_API_TOKEN to enable addPapers/deletePaper")
     try:
