@@ -216,3 +216,11 @@ def test_shapes_of_another_base_do_not_apply() -> None:
     # data built for one base, validated with another base's shapes: nothing is targeted
     quads = _without(_quads(_extraction()), KG + "confidence")
     assert validate(_dataset(quads), OTHER_BASE).conforms is True
+
+
+def test_link_to_an_undeclared_entity_is_a_violation() -> None:
+    quads = _quads(_extraction())
+    paper = next(q for q in quads if q.object.value == KG + "Paper")
+    ghost = ox.Quad(paper.subject, ox.NamedNode(KG + "comparesWith"), ox.NamedNode(BASE + "method/ghost"),
+                    paper.graph_name)
+    assert validate(_dataset(quads + [ghost]), BASE).violations == 1

@@ -58,8 +58,7 @@ def _union(data: rdflib.Graph | rdflib.Dataset) -> tuple[rdflib.Graph, bool]:
     """A plain graph holding every triple of `data`, and whether it is a private copy."""
     if isinstance(data, rdflib.Dataset | rdflib.ConjunctiveGraph):
         union = rdflib.Graph()
-        for s, p, o, *_ in data.quads((None, None, None, None)):
-            union.add((s, p, o))
+        union.addN((s, p, o, union) for s, p, o, *_ in data.quads((None, None, None, None)))
         return union, True
     return data, False
 
