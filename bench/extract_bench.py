@@ -1,54 +1,88 @@
-"""Extraction throughput (abstracts/s) at 1 and 2 processes, on real corpus abstracts when present, else the
-seed file cycled: `python bench/extract_bench.py [N]`."""
+"""Extraction throughput (abstracts/s) at 1 and 2 processes next to plain spaCy with the same pipes, rounds
+interleaved in one run so the ratios hold on a shared machine: `python bench/extract_bench.py [N] [ROUNDS]`.
+
+Abstracts: a seeded sample of real corpus abstracts (2022-2025 files), else the seed file cycled.
+"Plain spaCy" is the same model with the same pipes (tok2vec, tagger, parser) and nothing of ours, run with
+`nlp.pipe(batch_size=64, n_process=N)` and every Doc consumed, as in shared/notes/BASELINES.md §1.
+"""
 
 from __future__ import annotations
 
 import gzip
 import itertools
 import json
+import random
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import spacy  # noqa: E402
+
 from kg.extract import Extractor  # noqa: E402
+from kg.extract.fields import join_fields  # noqa: E402
+from kg.extract.pipeline import EXCLUDED, MODEL  # noqa: E402
 from kg.types import Paper  # noqa: E402
 
 CORPUS = Path("/work/shared/data/corpus")
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "icml2025_seed_gold.jsonl"
 
 
-def papers(n: int) -> tuple[list[Paper], str]:
-    files = sorted(CORPUS.glob("*2025.jsonl.gz")) if CORPUS.exists() else []
-    out: list[Paper] = []
+def papers(n: int, seed: int = 7) -> tuple[list[Paper], str]:
+    """`n` abstracts sampled (seeded) from the corpus' 2022-2025 files, or the seed file cycled."""
+    files = sorted(CORPUS.glob("*202[2-5].jsonl.gz")) if CORPUS.exists() else []
+    pool: list[Paper] = []
     for f in files:
         with gzip.open(f, "rt", encoding="utf-8") as fh:
             for line in fh:
                 r = json.loads(line)
                 if r.get("abstract"):
-                    out.append(Paper(id=str(r["id"]), abstract=r["abstract"], title=r.get("title")))
-                if len(out) >= n:
-                    return out, f"{len(files)} corpus files (2025)"
-    if out:
-        return out, "corpus"
-    seed = [json.loads(x) for x in SEED.read_text().splitlines() if x.strip()]
-    cyc = itertools.islice(itertools.cycle(seed), n)
+                    pool.append(Paper(id=str(r["id"]), abstract=r["abstract"], title=r.get("title")))
+    if len(pool) >= n:
+        return random.Random(seed).sample(pool, n), f"corpus sample from {len(files)} files (2022-2025)"
+    seed_gold = [json.loads(x) for x in SEED.read_text().splitlines() if x.strip()]
+    cyc = itertools.islice(itertools.cycle(seed_gold), n)
     return [
         Paper(id=f"{g['id']}-{i}", abstract=g["text"], title=g.get("title")) for i, g in enumerate(cyc)
-    ], "seed"
+    ], "seed file cycled"
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     batch, source = papers(n)
+    texts = [join_fields(p.title, p.abstract) for p in batch]
+    words = sum(len(p.abstract.split()) for p in batch) / len(batch)
     ex = Extractor()
+    plain = spacy.load(MODEL, exclude=EXCLUDED)
     list(ex.extract(batch[:20]))  # warm-up
-    print(f"{len(batch)} abstracts from {source}")
-    for n_process in (1, 2):
-        t0 = time.perf_counter()
-        links = sum(len(e.links) for e in ex.extract(batch, n_process=n_process, batch_size=64))
-        dt = time.perf_counter() - t0
-        print(f"n_process={n_process}: {len(batch) / dt:6.1f} abstracts/s ({dt:.1f} s, {links} links)")
+    list(plain.pipe(texts[:20]))
+
+    def ours(n_process: int) -> int:
+        return sum(len(e.links) for e in ex.extract(batch, n_process=n_process, batch_size=64))
+
+    def spacy_only(n_process: int) -> int:
+        return sum(len(d) for d in plain.pipe(texts, batch_size=64, n_process=n_process))
+
+    runs: dict[tuple[str, int], list[float]] = {}
+    configs: list[tuple[str, int, Callable[[int], int]]] = [
+        (name, k, fn) for k in (1, 2) for name, fn in (("plain spaCy", spacy_only), ("paperkg", ours))
+    ]
+    for _ in range(rounds):
+        for name, k, fn in configs:
+            t0 = time.perf_counter()
+            fn(k)
+            runs.setdefault((name, k), []).append(len(batch) / (time.perf_counter() - t0))
+    print(f"{len(batch)} abstracts ({source}, {words:.0f} words each), {rounds} interleaved rounds")
+    print(f"pipes: {', '.join(plain.pipe_names)}; median [min-max] abstracts/s")
+    for k in (1, 2):
+        base, our = runs[("plain spaCy", k)], runs[("paperkg", k)]
+        ratio = statistics.median(our) / statistics.median(base)
+        for name, r in (("plain spaCy", base), ("paperkg", our)):
+            print(f"  n_process={k} {name:12s} {statistics.median(r):6.1f} [{min(r):.1f}-{max(r):.1f}]")
+        print(f"  n_process={k} paperkg / plain spaCy = {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""kg.eval scores exactly like the reference scorer (shared tool when present, a committed fixture otherwise)."""
+"""kg.eval scores exactly like the reference scorer (the shared tool when present, else a fixture)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""End-to-end extraction on abstracts written for these tests, in the style of real ones, with invented names."""
+"""End-to-end extraction on abstracts written for these tests, in the style of real ones, invented names."""
 
 from __future__ import annotations
 
@@ -19,19 +19,19 @@ def links(extractor: Extractor, abstract: str, title: str | None = None) -> set[
 
 
 MOL = (
-    "Generating valid molecules remains difficult. In this paper, we propose FooNet, a novel graph transformer "
-    "that learns bond grammars. Experiments on the QuuxBench benchmark and ZINC250k show that FooNet outperforms "
-    "GraphAF, MoFlow, and GDSS. Code is available at https://github.com/acme/FooNet."
+    "Generating valid molecules remains difficult. In this paper, we propose FooNet, a novel graph "
+    "transformer that learns bond grammars. Experiments on the QuuxBench benchmark and ZINC250k show that "
+    "FooNet outperforms GraphAF, MoFlow, and GDSS. Code is available at https://github.com/acme/FooNet."
 )
 FED = (
-    "Clients in cross-silo settings hold skewed data. We present Gradient Harmonised Averaging (GHA), a federated "
-    "learning algorithm that reweights client updates. Compared to FedAvg, FedProx and SCAFFOLD, GHA improves "
-    "accuracy on CIFAR-10 and the Blorp-7 dataset. GHA also reduces communication."
+    "Clients in cross-silo settings hold skewed data. We present Gradient Harmonised Averaging (GHA), a "
+    "federated learning algorithm that reweights client updates. Compared to FedAvg, FedProx and SCAFFOLD, "
+    "GHA improves accuracy on CIFAR-10 and the Blorp-7 dataset. GHA also reduces communication."
 )
 SEC = (
-    "Web agents are vulnerable to indirect prompt injection. We introduce ShieldBot, a lightweight defense for LLM "
-    "agents that filters tool outputs. We also release WebTrap, a benchmark of 500 poisoned pages. On WebTrap, "
-    "ShieldBot reduces the attack success rate of Llama-3-8B from 40% to 3%."
+    "Web agents are vulnerable to indirect prompt injection. We introduce ShieldBot, a lightweight defense "
+    "for LLM agents that filters tool outputs. We also release WebTrap, a benchmark of 500 poisoned pages. "
+    "On WebTrap, ShieldBot reduces the attack success rate of Llama-3-8B from 40% to 3%."
 )
 
 
@@ -91,7 +91,8 @@ def test_variant_dataset_and_resolution_suffix(extractor: Extractor) -> None:
         Paper(
             id="t",
             abstract=(
-                "We train on ImageNet64$\\times$64 and report results on the CIFAR-100-LT and Tiny ImageNet datasets."
+                "We train on ImageNet64$\\times$64 and report results on the CIFAR-100-LT and "
+                "Tiny ImageNet datasets."
             ),
         )
     )

@@ -1,4 +1,4 @@
-"""Extraction of research entities from paper titles and abstracts (a spaCy pipeline of our own components)."""
+"""Extraction of research entities from paper titles and abstracts (spaCy with our own components)."""
 
 from kg.extract.extractor import VERSION, Extractor, to_json
 

@@ -11,6 +11,8 @@ import re
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extract.common import doc_text
+
 _PAREN = re.compile(r"\(([^()]{1,160})\)")
 _SHORT = re.compile(r"^[A-Za-z][A-Za-z0-9\-.+'&]{0,15}$")
 _WORD = re.compile(r"\S+")
@@ -96,5 +98,5 @@ class AcronymFinder:
     """Pipeline component: fills `doc._.kg_acronyms`."""
 
     def __call__(self, doc: Doc) -> Doc:
-        doc._.kg_acronyms = find_definitions(doc.text)
+        doc._.kg_acronyms = find_definitions(doc_text(doc))
         return doc

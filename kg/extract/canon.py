@@ -9,7 +9,15 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.common import CONF_ACRONYM, CONF_PATTERN, GENERIC_ACRONYMS, KIND_BY_HEAD, Mention, mention
+from kg.extract.common import (
+    CONF_ACRONYM,
+    CONF_PATTERN,
+    GENERIC_ACRONYMS,
+    KIND_BY_HEAD,
+    Mention,
+    doc_text,
+    mention,
+)
 from kg.extract.topics import TASK_HEADS, THREAT_HEADS
 from kg.names import match_key
 
@@ -88,7 +96,7 @@ class Canonicaliser:
     """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`."""
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
+        text = doc_text(doc)
         acr: list[list[Any]] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
         ms = self._add_defined_terms(ms, acr)
@@ -145,7 +153,7 @@ class Canonicaliser:
 
     @staticmethod
     def _add_defined_terms(ms: list[Mention], acr: list[list[Any]]) -> list[Mention]:
-        """An acronym defined in the text but unknown to the vocabulary, typed by its long form's head noun."""
+        """An acronym defined in the text, unknown to the vocabulary, typed by its long form's head noun."""
         covered = {(m["start"], m["end"]) for m in ms}
         spans = [(m["start"], m["end"]) for m in ms]
         out = list(ms)

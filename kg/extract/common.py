@@ -1,14 +1,16 @@
-"""Shared pieces of the extraction components: doc extensions, the mention record, name shapes, head-noun tables.
+"""Shared pieces of the extraction components: doc extensions, the mention record, name shapes, head nouns.
 
-Mentions are plain dicts (msgpack-safe) so that docs survive `nlp.pipe(n_process=2)` intact.
+Mentions are plain dicts (msgpack-safe), so a Doc still serialises with them.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from spacy.tokens import Doc, Span
+import numpy
+from spacy.attrs import IDX, LOWER, SENT_START
+from spacy.tokens import Doc
 
 from kg.types import EntityRef
 
@@ -30,6 +32,8 @@ class Mention(TypedDict):
 
 
 EXTENSIONS = (
+    "kg_text",
+    "kg_sents",
     "kg_title_end",
     "kg_mentions",
     "kg_acronyms",
@@ -131,7 +135,7 @@ NAME_RE = re.compile(r"(?<![\w@/.-])[A-Za-z0-9][A-Za-z0-9]*(?:[-.+'][A-Za-z0-9]+
 
 
 def name_strength(text: str, sentence_start: bool = False) -> int:
-    """How much a word looks like a proper name: 2 acronym/CamelCase/digit-bearing, 1 plain capitalised, 0 not."""
+    """How name-like a word is: 2 acronym/CamelCase/digit-bearing, 1 plain capitalised, 0 not."""
     if len(text) < 2 or len(text) > 40 or not _LETTER.search(text) or _UNIT.match(text):
         return 0
     if text.upper().rstrip("S") in GENERIC_ACRONYMS or text.upper() in GENERIC_ACRONYMS:
@@ -185,14 +189,30 @@ def mentions(doc: Doc) -> list[Mention]:
     return out
 
 
-def sent_start_chars(doc: Doc) -> set[int]:
-    """Character offsets where a sentence (or the abstract after the title) starts."""
-    return {s.start_char for s in doc.sents}
+def token_indices(doc: Doc, words: frozenset[str]) -> list[int]:
+    """Indices of the tokens whose lower-case form is one of `words` (no Token objects made)."""
+    ids = doc.vocab.strings  # common words have fixed symbol ids, not hashes
+    hashes = numpy.array([ids[w] for w in words], dtype=numpy.uint64)
+    return [int(i) for i in numpy.flatnonzero(numpy.isin(doc.to_array(LOWER), hashes))]
 
 
-def span_at(doc: Doc, start: int, end: int) -> Span | None:
-    return doc.char_span(start, end, alignment_mode="expand")
+def doc_text(doc: Doc) -> str:
+    """The doc's text, read once (`Doc.text` joins every token on each call)."""
+    text: str | None = doc._.kg_text
+    if text is None:
+        text = doc._.kg_text = doc.text
+    return text
 
 
-def as_any(x: Any) -> Any:
-    return x
+def sentences(doc: Doc) -> list[tuple[int, int]]:
+    """Character bounds of the parsed sentences, trailing space included (as `Span.text`), computed once."""
+    out: list[tuple[int, int]] | None = doc._.kg_sents
+    if out is None:
+        if len(doc) == 0:
+            out = []
+        else:
+            arr = doc.to_array([SENT_START, IDX])
+            starts = [int(arr[0, 1]), *arr[1:, 1][arr[1:, 0] == 1].tolist()]
+            out = list(zip(starts, [*starts[1:], len(doc_text(doc))], strict=True))
+        doc._.kg_sents = out
+    return out

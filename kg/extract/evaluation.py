@@ -9,15 +9,25 @@ import re
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.common import CONF_PATTERN, CONF_WEAK, NAME_RE, mention, mentions, name_strength
+from kg.extract.common import (
+    CONF_PATTERN,
+    CONF_WEAK,
+    NAME_RE,
+    doc_text,
+    mention,
+    mentions,
+    name_strength,
+    sentences,
+)
 from kg.extract.lexicon import Lexicon, load_lexicon
 
 _DS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|testbeds?|collections?)"
 # "on the X, Y, and Z datasets": a list of names right before a dataset word
 _LIST_BEFORE = re.compile(
-    r"((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
+    r"(?<![\w.+-])((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
     r"[\w.+-]+)\s+" + _DS + r"\b"
 )
+_DS_WORD = re.compile(r"\s" + _DS + r"\b")  # cheap precheck for _LIST_BEFORE (case-sensitive like it)
 # "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
 _LIST_AFTER = re.compile(
     _DS + r"\s*(?:,\s*)?(?:\(|such as|including|like|e\.g\.,?|namely|:)\s*"
@@ -70,12 +80,13 @@ _GENERIC_WORDS = {
 }
 
 
+_UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _LIST_NEXT = re.compile(r"^\s*(?:$|,|;|\.(?:\s|$)|and\b|or\b|\)|\$\\times)")
 
 
 def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str]]:
-    """Names that are list items (followed by a comma, and/or, or the end), not modifiers ("post-SFT methods");
-    a plain capitalised word inside a Title Case run ("Image Captioning Dataset") is not one."""
+    """Names that are list items (followed by a comma, and/or, or the end), not modifiers ("post-SFT
+    methods"); a plain capitalised word inside a Title Case run ("Image Captioning Dataset") is not one."""
     out = []
     for m in NAME_RE.finditer(text):
         w = m.group()
@@ -104,9 +115,10 @@ class EvaluationRules:
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         compare: list[list[int]] = []
-        for sent in doc.sents:
-            text, off = sent.text, sent.start_char
-            for m in _LIST_BEFORE.finditer(text):
+        doc_str = doc_text(doc)
+        for off, sent_end in sentences(doc):
+            text = doc_str[off:sent_end]
+            for m in _LIST_BEFORE.finditer(text) if _DS_WORD.search(text) else ():
                 for s, e, w in _names(m.group(1), off + m.start(1), 1):
                     if not self._known(w):
                         out.append(
@@ -135,7 +147,7 @@ class EvaluationRules:
                                     rule="dataset-such-as",
                                 )
                             )
-            for m in _EVAL.finditer(text) if any(ch.isupper() or ch.isdigit() for ch in text[1:]) else ():
+            for m in _EVAL.finditer(text) if _UPPER_OR_DIGIT.search(text, 1) else ():
                 for s, e, w in _names(m.group(3), off + m.start(3), 2):
                     if not self._known(w):
                         out.append(

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
+import functools
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from spacy.tokens import Doc
 
+from kg.extract.common import doc_text, sentences
 from kg.extract.fields import SEPARATOR, join_fields
+from kg.extract.parallel import extract_in_workers
 from kg.extract.pipeline import build_nlp
 from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
@@ -45,8 +50,12 @@ class Extractor:
     def extract(
         self, papers: Iterable[Paper], *, n_process: int = 1, batch_size: int = 32
     ) -> Iterator[Extraction]:
-        """Extractions in input order; `n_process` > 1 runs the spaCy pipeline in worker processes."""
-        pending: list[tuple[Paper, tuple[str, ...]]] = []
+        """Extractions in input order; `n_process` > 1 runs the whole extractor in worker processes."""
+        if n_process > 1:
+            factory = functools.partial(Extractor, self.base_iri)
+            yield from extract_in_workers(self, papers, n_process, batch_size=batch_size, factory=factory)
+            return
+        pending: deque[tuple[Paper, tuple[str, ...]]] = deque()
 
         def texts() -> Iterator[str]:
             for p in papers:
@@ -54,8 +63,8 @@ class Extractor:
                 pending.append((p, notes))
                 yield text
 
-        for doc in self.nlp.pipe(texts(), batch_size=batch_size, n_process=n_process):
-            paper, notes = pending.pop(0)
+        for doc in self.nlp.pipe(texts(), batch_size=batch_size):
+            paper, notes = pending.popleft()
             yield self._extraction(paper, doc, notes)
 
     def extract_one(self, paper: Paper) -> Extraction:
@@ -63,12 +72,14 @@ class Extractor:
         return self._extraction(paper, self.nlp(text), notes)
 
     def _extraction(self, paper: Paper, doc: Doc, notes: tuple[str, ...]) -> Extraction:
-        boundary = doc.text.find(SEPARATOR)
+        text = doc_text(doc)
+        boundary = text.find(SEPARATOR)
+        sents = _Sentences(sentences(doc), text)
         links: list[Link] = []
         refs: dict[int, EntityRef] = {}
         evidence: dict[int, Evidence] = {}
         for ent in doc._.kg_entities or []:
-            ev = _evidence(doc, ent, boundary)
+            ev = _evidence(sents, ent, boundary)
             if ev is None:
                 continue
             ref = EntityRef(ent["type"], ent["name"], ent.get("kind"))
@@ -86,7 +97,7 @@ class Extractor:
         relations = []
         for r in doc._.kg_relations or []:
             s, o = r["subject"], r["object"]
-            ev = _evidence(doc, o, boundary)
+            ev = _evidence(sents, o, boundary)
             if ev is not None:
                 relations.append(
                     Relation(
@@ -106,7 +117,23 @@ class Extractor:
         )
 
 
-def _evidence(doc: Doc, ent: dict[str, Any], boundary: int) -> Evidence | None:
+class _Sentences:
+    """Sentence character bounds of a doc, found by bisection."""
+
+    def __init__(self, bounds: list[tuple[int, int]], text: str) -> None:
+        self.text = text
+        self.starts = [s for s, _ in bounds]
+        self.ends = [e for _, e in bounds]
+
+    def around(self, start: int, end: int) -> str:
+        i = max(bisect.bisect_right(self.starts, start) - 1, 0)
+        j = max(bisect.bisect_left(self.ends, end), i)
+        if not self.starts:
+            return self.text[start:end].strip()
+        return self.text[self.starts[i] : self.ends[min(j, len(self.ends) - 1)]].strip()
+
+
+def _evidence(sents: _Sentences, ent: dict[str, Any], boundary: int) -> Evidence | None:
     start, end = int(ent["start"]), int(ent["end"])
     field: Literal["title", "abstract"] = "title"
     shift = 0
@@ -114,11 +141,9 @@ def _evidence(doc: Doc, ent: dict[str, Any], boundary: int) -> Evidence | None:
         field, shift = "abstract", boundary + len(SEPARATOR)
     elif end > boundary:
         return None
-    span = doc.char_span(start, end, alignment_mode="expand")
-    sentence = span.sent.text.strip() if span is not None else doc.text[start:end]
     return Evidence(
-        sentence=sentence,
-        mention=doc.text[start:end],
+        sentence=sents.around(start, end),
+        mention=sents.text[start:end],
         start=start - shift,
         end=end - shift,
         confidence=round(float(ent["confidence"]), 3),

@@ -1,5 +1,5 @@
-"""First component: the doc text is "title\\n\\nabstract"; mark where the abstract starts (a sentence start the
-parser must respect) and collect code URLs exactly as written."""
+"""First component: the doc text is "title\\n\\nabstract"; mark where the abstract starts (a sentence
+start the parser must respect) and collect code URLs exactly as written."""
 
 from __future__ import annotations
 
@@ -39,12 +39,14 @@ class FieldMarker:
     """Pipeline component (before the parser): title/abstract boundary, fresh extension values, code URLs."""
 
     def __call__(self, doc: Doc) -> Doc:
-        boundary = doc.text.find(SEPARATOR)
+        text = doc._.kg_text = doc.text
+        doc._.kg_sents = None
+        boundary = text.find(SEPARATOR)
         doc._.kg_title_end = max(boundary, 0)
         doc._.kg_mentions = []
         doc._.kg_acronyms = []
         doc._.kg_compare = []
-        doc._.kg_code = code_urls(doc.text)
+        doc._.kg_code = code_urls(text)
         if boundary >= 0:
             seen_space = False
             for tok in doc:

@@ -63,7 +63,7 @@ def _from_vocab(vocab: Any) -> list[LexEntry]:
 
 
 def _parse_ttl(base_iri: str, directory: Path) -> list[LexEntry]:
-    """Fallback reader for the SKOS files (prefLabel, altLabel, hiddenLabel, kg:kind, kg:caseSensitive, broader)."""
+    """Fallback reader of the SKOS files (pref/alt/hidden labels, kg:kind, kg:caseSensitive, broader)."""
     from pyoxigraph import RdfFormat, Store
 
     store = Store()

@@ -7,9 +7,19 @@ import re
 from collections.abc import Mapping
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from kg.extract.common import CONF_PATTERN, CONF_WEAK, KIND_BY_HEAD, NAME_RE, mention, mentions, name_strength
+from kg.extract.common import (
+    CONF_PATTERN,
+    CONF_WEAK,
+    KIND_BY_HEAD,
+    NAME_RE,
+    doc_text,
+    mention,
+    mentions,
+    name_strength,
+    sentences,
+)
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.types import EntityRef
 
@@ -102,13 +112,14 @@ class ProposalFinder:
             if name not in found or found[name][4] < conf:
                 found[name] = (start, end, name, kind, conf, rule)
 
-        for sent in doc.sents:
-            self._sentence(sent, acr, add)
+        text = doc_text(doc)
+        for s_start, s_end in sentences(doc):
+            self._sentence(text[s_start:s_end], s_start, acr, add)
         if title_end:
             self._title(doc, title_end, add, found)
         for url in doc._.kg_code or []:
             m = _REPO.search(url)
-            pos = doc.text.find(url)
+            pos = text.find(url)
             if m and pos >= 0:
                 repo = m.group(1).removesuffix(".git")
                 if name_strength(repo) == 2 and self.lexicon.lookup(repo) is None and repo not in found:
@@ -121,7 +132,7 @@ class ProposalFinder:
                         "code-repo",
                     )
         # named variants of a proposed name: "MELON-Aug"
-        for m in NAME_RE.finditer(doc.text):
+        for m in NAME_RE.finditer(text):
             w = m.group()
             base = w.split("-")[0]
             if "-" in w and base in found and w not in found and found[base][4] > CONF_WEAK + 0.05:
@@ -165,8 +176,7 @@ class ProposalFinder:
             return False
         return self.lexicon.lookup(word) is None
 
-    def _sentence(self, sent: Span, acr: list[list[object]], add: object) -> None:
-        text, off = sent.text, sent.start_char
+    def _sentence(self, text: str, off: int, acr: list[list[object]], add: object) -> None:
         adder = add  # typed loosely: (start, end, name, kind, conf, rule) -> None
         verb = _VERB.search(text)
         if verb is None:
@@ -233,13 +243,14 @@ class ProposalFinder:
                     )
                     ns, ne = _short_span(acr, s, e, name)
                     adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
-        if "," not in text and not _NAMING_ANY.search(text):
+        naming = _NAMING_ANY.search(text) is not None
+        if "," not in text and not naming:
             return
         we = bool(_WE.search(text) or verb)
         for m in NAME_RE.finditer(text):
             after = text[m.end() : m.end() + 120]
-            if not after.lstrip().startswith(",") and not _NAMING.search(
-                text[max(0, m.start() - 25) : m.start()]
+            if not after.lstrip().startswith(",") and not (
+                naming and _NAMING.search(text[max(0, m.start() - 25) : m.start()])
             ):
                 continue
             before = text[max(0, m.start() - 25) : m.start()]
@@ -253,8 +264,8 @@ class ProposalFinder:
 
     def _title(self, doc: Doc, title_end: int, add: object, found: Mapping[str, object]) -> None:
         """ "X: a ..." titles, and "…: X for …" when X recurs in the abstract or the code URL."""
-        title = doc.text[:title_end]
-        abstract = doc.text[title_end:]
+        title = doc_text(doc)[:title_end]
+        abstract = doc_text(doc)[title_end:]
         code = " ".join(doc._.kg_code or [])
         adder = add
         if ":" in title:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from kg.extract.common import CONF_PATTERN, CONF_WEAK, mention, mentions
+from kg.extract.common import CONF_PATTERN, CONF_WEAK, doc_text, mention, mentions, token_indices
 from kg.names import singular
 
 TASK_HEADS = frozenset(
@@ -190,6 +190,7 @@ STOP_MODS = frozenset(
         "reliable",
     ]
 )
+_HEADS = TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
 _CUES = frozenset(
     [
@@ -220,7 +221,7 @@ _CUES = frozenset(
 
 
 def phrase_left(head: Token) -> tuple[int, list[Token]]:
-    """The head with the content modifiers directly to its left (stops at determiners and evaluative words)."""
+    """The head with the content modifiers to its left (stops at determiners and evaluative words)."""
     doc, i = head.doc, head.i
     toks: list[Token] = []
     j = i - 1
@@ -242,7 +243,7 @@ def phrase_left(head: Token) -> tuple[int, list[Token]]:
 def _text(doc: Doc, toks: list[Token], head: Token) -> tuple[int, int, str]:
     start = toks[0].idx if toks else head.idx
     end = head.idx + len(head.text)
-    return start, end, doc.text[start:end]
+    return start, end, doc_text(doc)[start:end]
 
 
 @Language.factory("paperkg_topics")
@@ -256,7 +257,8 @@ class TopicRules:
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         title_end: int = doc._.kg_title_end or 0
-        for tok in doc:
+        for i in token_indices(doc, _HEADS):
+            tok = doc[i]
             low = tok.lower_
             if tok.tag_ not in ("NN", "NNS", "NNP", "VBG"):
                 continue

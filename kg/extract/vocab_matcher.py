@@ -16,6 +16,7 @@ from kg.extract.common import (
     CONF_VOCAB,
     CONF_VOCAB_CASE,
     NAME_RE,
+    doc_text,
     mention,
     mentions,
     name_strength,
@@ -26,6 +27,7 @@ from kg.types import EntityRef
 _RESOLUTION = re.compile(r"^\s*(?:\$\\times\$|\\times|×|x)\s*\d+")  # "256$\times$256", "64×64"
 _TRAILING_NUM = re.compile(r"[-_ ]?\d+$")
 _MODEL_SIZE = re.compile(r"(?i)[-_ ]?(\d+(\.\d+)?[bmk]|instruct|chat|base|it|hf|v\d+(\.\d+)?)$")
+_UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 
 
@@ -82,8 +84,8 @@ class VocabMatcher:
                 span.label_ = strings[match_id]
                 found.append((span, conf))
         conf_of = {(s.start, s.end): c for s, c in found}
-        covered = [False] * (len(doc.text) + 1)
-        text = doc.text
+        text = doc_text(doc)
+        covered = [False] * (len(text) + 1)
         for span in filter_spans([s for s, _ in found]):
             e = self.entries[span.label_]
             if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5:
@@ -116,12 +118,12 @@ class VocabMatcher:
             )
             for i in range(span.start_char, span.end_char):
                 covered[i] = True
-        for m in NAME_RE.finditer(doc.text):
-            if not covered[m.start()] and any(ch.isupper() or ch.isdigit() for ch in m.group()):
-                self._name_word(doc, m.group(), m.start())
+        for m in NAME_RE.finditer(text):
+            if not covered[m.start()] and _UPPER_OR_DIGIT.search(m.group()):
+                self._name_word(doc, text, m.group(), m.start())
         return doc
 
-    def _name_word(self, doc: Doc, word: str, start: int) -> None:
+    def _name_word(self, doc: Doc, text: str, word: str, start: int) -> None:
         """A capitalised/digit-bearing word not matched as a phrase: key lookup, suffixes, variants."""
         out = mentions(doc)
         lex = self.lexicon
@@ -134,7 +136,7 @@ class VocabMatcher:
         ):
             e = None  # "Place" is not "Places365"; loose keys are for name-shaped words only
         if e is not None:
-            if e.ref.type == "Model" and (v := _VERSION_AFTER.match(doc.text[end : end + 8])):
+            if e.ref.type == "Model" and (v := _VERSION_AFTER.match(text[end : end + 8])):
                 name = f"{e.ref.name} {v.group(1)}"
                 out.append(
                     mention(
@@ -163,7 +165,7 @@ class VocabMatcher:
             )
             return
         # "ImageNet256$\times$256": a resolution suffix is not part of the name.
-        if _RESOLUTION.match(doc.text[end : end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
+        if _RESOLUTION.match(text[end : end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
             out.append(
                 mention(
                     start,
@@ -183,7 +185,7 @@ class VocabMatcher:
     def _variant(self, doc: Doc, word: str, start: int) -> None:
         out = mentions(doc)
         lex = self.lexicon
-        # Model families with version/size: "Llama-2-7B", "Qwen2.5", "LLaMA3" → own entity, variant of the family.
+        # Model families with a version or size ("Llama-2-7B", "Qwen2.5", "LLaMA3"): variants of the family.
         stem = word
         while (m := _MODEL_SIZE.search(stem)) and m.start() > 0:
             stem = stem[: m.start()]
