@@ -59,12 +59,14 @@ class PaperWriter:
             check_paper(p)
         extractor = self.extractor()
         extractions = [extractor.extract_one(p) for p in papers]
-        graphs = {self.ctx.iris.paper_graph(ex.paper.id): self._mapper.paper_quads(ex) for ex in extractions}
+        mapped = [self._mapper.map(ex) for ex in extractions]
+        graphs = {m.graph: m.quads for m in mapped}
+        shared = list(dict.fromkeys(q for m in mapped for q in m.shared))
         ids = [p.id for p in papers]
         iris = [self.ctx.iris.paper(i) for i in ids]
         with self._lock:
             before, touched = self.ctx.store.generation(), self._entities_of(ids)
-            self.ctx.store.replace_graphs(graphs)
+            self.ctx.store.replace_graphs(graphs, shared)
             touched |= self._entities_of(ids)
             self.ctx.index.refresh(self.ctx.store, before, ids, touched)
         found = papers_by_iris(self.ctx, iris)

@@ -82,8 +82,8 @@ def extractions(papers: Sequence[Paper], base_iri: str, workers: int = 1) -> Ite
 
 def schema_fingerprint(base_iri: str) -> str:
     """A hash of the ontology and vocabulary sources as loaded for `base_iri`."""
-    from ontology import ONTOLOGY_FILE
     from kg.vocab import vocab_files
+    from ontology import ONTOLOGY_FILE
 
     digest = hashlib.sha1(base_iri.encode())
     for path in [ONTOLOGY_FILE, *vocab_files()]:
@@ -128,22 +128,60 @@ def build_into_store(store: Store, papers: Sequence[Paper], base_iri: str, *, wo
     started = time.perf_counter()
     mapper = GraphMapper(Iris(base_iri))
     ensure_schema(store, base_iri)
-    batch: dict[str, list[Quad]] = {}
-    for ex in extractions(papers, base_iri, workers):
-        quads = mapper.paper_quads(ex)
-        batch[mapper.iris.paper_graph(ex.paper.id)] = quads
-        summary.add(ex, len(quads))
-        if len(batch) >= batch_size:
-            store.replace_graphs(batch)
-            if progress:
-                progress(len(batch))
-            batch = {}
-    if batch:
-        store.replace_graphs(batch)
-        if progress:
-            progress(len(batch))
+    write_extractions(store, extractions(papers, base_iri, workers), mapper, batch_size=batch_size,
+                      progress=progress, summary=summary)
     summary.seconds += time.perf_counter() - started
     return summary
+
+
+def write_extractions(store: Store, exs: Iterable[Extraction], mapper: GraphMapper, *, batch_size: int = 200,
+                      progress: ProgressSink | None = None, summary: BuildSummary | None = None) -> None:
+    """Map extractions to paper graphs and write them, one transaction per `batch_size` papers."""
+    batch: dict[str, list[Quad]] = {}
+    shared: dict[Quad, None] = {}  # entity descriptions, de-duplicated across the batch
+    for ex in exs:
+        mapped = mapper.map(ex)
+        batch[mapped.graph] = mapped.quads
+        shared.update(dict.fromkeys(mapped.shared))
+        if summary is not None:
+            summary.add(ex, len(mapped.quads) + len(mapped.shared))
+        if len(batch) >= batch_size:
+            store.replace_graphs(batch, list(shared))
+            if progress:
+                progress(len(batch))
+            batch, shared = {}, {}
+    if batch:
+        store.replace_graphs(batch, list(shared))
+        if progress:
+            progress(len(batch))
+
+
+def load_shards(store: Store, paths: Sequence[str | Path], base_iri: str, *, batch_size: int = 500) -> int:
+    """Load N-Quads shards from `kg build --out`: each paper graph replaces its older version, in batches
+    of whole papers (one transaction each); returns the number of paper graphs loaded."""
+    import pyoxigraph as ox
+
+    iris = Iris(base_iri)
+    paper_prefix = iris.base + "graph/paper/"
+    ensure_schema(store, base_iri)
+    loaded = 0
+    for path in paths:
+        graphs: dict[str, list[Quad]] = {}
+        shared: list[Quad] = []
+        for q in ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS):
+            g = q.graph_name
+            if isinstance(g, ox.NamedNode) and g.value.startswith(paper_prefix):
+                graphs.setdefault(g.value, []).append(q)
+            elif isinstance(g, ox.NamedNode):
+                shared.append(q)
+            else:
+                raise ValueError(f"{path}: a quad outside any named graph; shards hold paper graphs only")
+        names = list(graphs)
+        for i in range(0, max(len(names), 1), batch_size):
+            part = {g: graphs[g] for g in names[i:i + batch_size]}
+            store.replace_graphs(part, shared if i == 0 else ())
+        loaded += len(names)
+    return loaded
 
 
 def write_shard(out: BinaryIO, papers: Sequence[Paper], base_iri: str, *, workers: int = 1,

@@ -166,15 +166,18 @@ def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FOR
 def load(files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `kg build --out`.")],
          store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
     """Bulk-load N-Quads shards into a store (each paper graph replaces its older version)."""
+    from kg.build import load_shards
+
+    for f in files:
+        if not f.is_file():
+            fail(f"{f}: no such file")
     st = _open(store, base_iri)
     try:
         for f in files:
-            if not f.is_file():
-                fail(f"{f}: no such file")
-            st.load(str(f), "nquads")
-            err.print(f"loaded {f}")
-    except (StoreError, OSError, SyntaxError) as exc:
-        fail(f"{exc}")
+            n = load_shards(st, [f], base_iri)
+            err.print(f"loaded {n} papers from {f}")
+    except (StoreError, OSError, SyntaxError, ValueError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     finally:
         st.close()
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from kg.build import write_extractions
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.settings import DEFAULT_BASE_IRI
@@ -106,7 +107,7 @@ def gold_extractions() -> list[Extraction]:
 def store_from(extractions: list[Extraction], path: str | None = None) -> EmbeddedStore:
     store = EmbeddedStore(path, base_iri=BASE)
     mapper = GraphMapper(Iris(BASE))
-    store.replace_graphs({mapper.iris.paper_graph(ex.paper.id): mapper.paper_quads(ex) for ex in extractions})
+    write_extractions(store, extractions, mapper)
     return store
 
 

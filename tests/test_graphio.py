@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 
 from kg import graphio
+from kg.build import write_extractions
 from kg.query import QueryContext
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -60,7 +61,7 @@ def graph() -> nx.MultiDiGraph:
     ]
     store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
     mapper = GraphMapper(Iris(DEFAULT_BASE_IRI))
-    store.replace_graphs({mapper.iris.paper_graph(ex.paper.id): mapper.paper_quads(ex) for ex in exs})
+    write_extractions(store, exs, mapper)
     return graphio.project(QueryContext.open(store, DEFAULT_BASE_IRI))
 
 
@@ -114,7 +115,7 @@ def test_export_writes_the_file_it_returns(tmp_path: Path) -> None:
     store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
     mapper = GraphMapper(Iris(DEFAULT_BASE_IRI))
     ex = Extraction(Paper("p1", "On ImageNet.", title="T"), (_link("usesDataset", IMAGENET),))
-    store.replace_graphs({mapper.iris.paper_graph("p1"): mapper.paper_quads(ex)})
+    write_extractions(store, [ex], mapper)
     g = graphio.export(QueryContext.open(store, DEFAULT_BASE_IRI), "graphml", tmp_path / "kg.graphml")
     assert (
         sorted(nx.read_graphml(tmp_path / "kg.graphml").nodes)

@@ -19,10 +19,17 @@ def quads(ex: Extraction) -> set[tuple[str, str, str]]:
     return {(q.subject.value, q.predicate.value, str(q.object)) for q in GraphMapper(IRIS).paper_quads(ex)}
 
 
-def test_every_quad_lives_in_the_paper_graph() -> None:
+def test_paper_and_links_live_in_the_paper_graph() -> None:
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
-    graphs = {q.graph_name for q in GraphMapper(IRIS).paper_quads(ex)}
-    assert graphs == {NamedNode(BASE + "graph/paper/p1")}
+    mapped = GraphMapper(IRIS).map(ex)
+    assert {q.graph_name for q in mapped.quads} == {NamedNode(BASE + "graph/paper/p1")}
+
+
+def test_entity_descriptions_live_in_the_shared_entities_graph() -> None:
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    mapped = GraphMapper(IRIS).map(ex)
+    assert {q.graph_name for q in mapped.shared} == {NamedNode(BASE + "graph/entities")}
+    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet"}
 
 
 def test_link_is_a_direct_triple() -> None:

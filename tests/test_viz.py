@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kg.build import write_extractions
 from kg.query import QueryContext
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -55,9 +56,7 @@ def extractions() -> list[Extraction]:
 def ctx() -> QueryContext:
     store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
     mapper = GraphMapper(Iris(DEFAULT_BASE_IRI))
-    store.replace_graphs(
-        {mapper.iris.paper_graph(ex.paper.id): mapper.paper_quads(ex) for ex in extractions()}
-    )
+    write_extractions(store, extractions(), mapper)
     return QueryContext.open(store, DEFAULT_BASE_IRI)
 
 

@@ -5,6 +5,7 @@
     {base}{type lower}/{slug(name)}   an entity, e.g. {base}dataset/imagenet
     {base}paper/{id}/link/{hash}      a link node carrying evidence (rdf:Statement + prov:Entity)
     {base}graph/paper/{id}            the named graph holding everything extracted from one paper
+    {base}graph/entities              labels, keys and types of extracted entities, shared by all papers
     {base}graph/ontology, {base}graph/vocab   the ontology and the curated vocabularies
     {base}extractor/{version}         the prov:SoftwareAgent that produced links
 """
@@ -63,6 +64,11 @@ class Iris:
     @property
     def vocab_graph(self) -> str:
         return self.base + "graph/vocab"
+
+    @property
+    def entities_graph(self) -> str:
+        """The shared graph describing extracted entities (labels, keys, types), written once per entity."""
+        return self.base + "graph/entities"
 
     def extractor(self, version: str) -> str:
         return f"{self.base}extractor/{slug(version)}"

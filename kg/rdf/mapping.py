@@ -1,6 +1,7 @@
-"""Turn one Extraction into the quads of its paper's named graph.
+"""Turn one Extraction into the quads of its paper's named graph and the entity descriptions it adds.
 
-Layout (every triple below lives in the graph {base}graph/paper/{id}):
+Layout (the paper, its links and link nodes live in the graph {base}graph/paper/{id}; entity
+descriptions in the shared graph {base}graph/entities):
 
     <paper> a kg:Paper, schema:ScholarlyArticle ; dcterms:identifier "id" ; dcterms:title ; dcterms:abstract ;
             dcterms:creator "name"... ; dcterms:issued "2025"^^xsd:gYear ; kg:venue ; schema:url <url> ;
@@ -14,13 +15,16 @@ Layout (every triple below lives in the graph {base}graph/paper/{id}):
              kg:key "matchkey"... ; kg:kind "Kind" ; kg:variantOf <entity> ; skos:broader <entity> .
     <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .
 
-Entity descriptions are repeated in every paper graph that mentions them, so deleting or replacing a
-paper drops exactly what it contributed; queries read the union of all graphs.
+Entity descriptions are shared: stored once however many papers mention the entity, so a popular
+entity's labels and keys are one row each in queries over the union of graphs (repeating them per paper
+graph made lookups of popular entities cost one join row per paper). Replacing or deleting a paper drops
+its links; the surface forms it contributed stay as aliases of the entity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -53,6 +57,15 @@ def safe_iri(url: str) -> NamedNode | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class MappedPaper:
+    """One paper's named graph and the entity-description quads it adds to the shared entities graph."""
+
+    graph: str
+    quads: list[Quad]
+    shared: list[Quad]
+
+
 class GraphMapper:
     """Maps extractions to quads for one base IRI."""
 
@@ -67,14 +80,24 @@ class GraphMapper:
         return node
 
     def paper_quads(self, ex: Extraction) -> list[Quad]:
-        """All quads of one paper's named graph."""
+        """Every quad one paper contributes: its own graph's, then its entity descriptions."""
+        mapped = self.map(ex)
+        return mapped.quads + mapped.shared
+
+    def map(self, ex: Extraction) -> MappedPaper:
+        """The paper's graph and its entity descriptions (in the shared entities graph)."""
         iris, paper = self.iris, ex.paper
         g = NamedNode(iris.paper_graph(paper.id))
+        eg = NamedNode(iris.entities_graph)
         p = NamedNode(iris.paper(paper.id))
         out: list[Quad] = []
+        shared: list[Quad] = []
 
         def add(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
             out.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, g))
+
+        def describe(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
+            shared.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, eg))
 
         add(p, _TYPE, self.kg("Paper"))
         add(p, _TYPE, NamedNode(SCHEMA + "ScholarlyArticle"))
@@ -110,23 +133,23 @@ class GraphMapper:
             add(p, rel, e)
             node = NamedNode(iris.link(paper.id, link.relation, e.value))
             self._evidence(add, node, p, rel, e, link.evidence, p, agent)
-            self._declare(add, link.entity, link.aliases + (link.evidence.mention,), declared)
+            self._declare(describe, link.entity, link.aliases + (link.evidence.mention,), declared)
             if link.variant_of is not None:
                 base = NamedNode(iris.entity(link.variant_of))
-                add(e, self.kg("variantOf"), base)
-                self._declare(add, link.variant_of, (), declared)
+                describe(e, self.kg("variantOf"), base)
+                self._declare(describe, link.variant_of, (), declared)
             for broader in link.broader:
-                add(e, SKOS + "broader", NamedNode(iris.entity(broader)))
-                self._declare(add, broader, (), declared)
+                describe(e, SKOS + "broader", NamedNode(iris.entity(broader)))
+                self._declare(describe, broader, (), declared)
         for r in ex.relations:
             s, o = NamedNode(iris.entity(r.subject)), NamedNode(iris.entity(r.object))
             rel = self.kg(r.relation) if r.relation != "broader" else NamedNode(SKOS + "broader")
             add(s, rel, o)
             node = NamedNode(iris.relation_node(paper.id, s.value, r.relation, o.value))
             self._evidence(add, node, s, rel, o, r.evidence, p, agent)
-            self._declare(add, r.subject, (), declared)
-            self._declare(add, r.object, (), declared)
-        return _dedupe(out)
+            self._declare(describe, r.subject, (), declared)
+            self._declare(describe, r.object, (), declared)
+        return MappedPaper(g.value, _dedupe(out), _dedupe(shared))
 
     def _evidence(self, add: _Add, node: NamedNode, s: NamedNode, rel: NamedNode, o: NamedNode,
                   ev: Evidence, paper: NamedNode, agent: NamedNode) -> None:

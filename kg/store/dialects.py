@@ -50,9 +50,10 @@ class Dialect:
         """The query text with `bindings` as a trailing VALUES clause."""
         return bind(query, bindings)
 
-    def replace_updates(self, graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta) -> list[str]:
-        """Update requests replacing `graphs` and bumping the generation (one request here)."""
-        return [replace_update(graphs, meta)]
+    def replace_updates(self, graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta,
+                        shared: Sequence[ox.Quad] = ()) -> list[str]:
+        """Update requests replacing `graphs`, adding `shared` quads and bumping the generation (one here)."""
+        return [replace_update(graphs, meta, shared)]
 
     def drop_updates(self, graph_iris: Iterable[str], meta: Meta) -> list[str]:
         """Update requests dropping whole graphs and bumping the generation (none when nothing to drop)."""
@@ -128,10 +129,12 @@ class VirtuosoDialect(Dialect):
             return bind(query, bindings)
         return f"{query[:at + 1]} {trailing} {query[at + 1:]}"
 
-    def replace_updates(self, graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta) -> list[str]:
+    def replace_updates(self, graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta,
+                        shared: Sequence[ox.Quad] = ()) -> list[str]:
         ops = [f"CLEAR SILENT GRAPH {ox.NamedNode(g)}" for g in graphs]
         ops += self._inserts([(str(ox.NamedNode(g)), f"{q.triple} .") for g, quads in graphs.items()
-                              for q in quads])
+                              for q in quads]
+                             + [(str(q.graph_name), f"{q.triple} .") for q in shared])
         return self._requests([*ops, meta.bump()])
 
     def drop_updates(self, graph_iris: Iterable[str], meta: Meta) -> list[str]:

@@ -95,9 +95,9 @@ class EmbeddedStore:
         except OSError as exc:
             raise _write_error(self.location, exc) from None
 
-    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]]) -> None:
-        if graphs:
-            self._update(replace_update(graphs, self._meta))
+    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]], shared: Sequence[ox.Quad] = ()) -> None:
+        if graphs or shared:
+            self._update(replace_update(graphs, self._meta, shared))
 
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:
         text = drop_update(graph_iris, self._meta)

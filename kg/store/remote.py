@@ -135,9 +135,9 @@ class RemoteStore:
         return token.value if isinstance(token, ox.Literal) else "0"
 
     # --- writes -------------------------------------------------------------------------------
-    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]]) -> None:
-        if graphs:
-            for text in self.dialect.replace_updates(graphs, self._meta):
+    def replace_graphs(self, graphs: Mapping[str, Sequence[ox.Quad]], shared: Sequence[ox.Quad] = ()) -> None:
+        if graphs or shared:
+            for text in self.dialect.replace_updates(graphs, self._meta, shared):
                 self._update(text)
 
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:

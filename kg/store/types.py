@@ -50,8 +50,9 @@ class Store(Protocol):
 
     def construct(self, query: str, bindings: Mapping[str, Term] | None = None) -> list[Triple]: ...
 
-    def replace_graphs(self, graphs: Mapping[str, Sequence[Quad]]) -> None:
-        """Atomically drop each named graph and insert its new quads: all of them land or none does."""
+    def replace_graphs(self, graphs: Mapping[str, Sequence[Quad]], shared: Sequence[Quad] = ()) -> None:
+        """Atomically empty each named graph and insert its new quads, and add `shared` quads to their own
+        (never emptied) graphs: all of it lands or none does."""
         ...
 
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:

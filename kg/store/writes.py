@@ -39,10 +39,11 @@ def _iri(graph: str) -> str:
     return str(ox.NamedNode(graph))  # raises ValueError on anything that is not an IRI
 
 
-def replace_update(graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta) -> str:
+def replace_update(graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta, shared: Sequence[ox.Quad] = ()) -> str:
     """One update: delete the content of every graph, insert the new triples, bump the generation.
 
     The key is the graph; each quad's own graph name is ignored (its triple lands in the key's graph).
+    `shared` quads are added to their own graphs (never emptied here) in the same transaction.
     A single `DELETE … WHERE { VALUES ?g {…} }` measured 27% faster than one DROP per graph (500 papers).
     """
     full = {_iri(g): quads for g, quads in graphs.items() if quads}
@@ -51,10 +52,22 @@ def replace_update(graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta) -> str:
     if full:
         parts.append("DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { VALUES ?g { "
                      + " ".join(full) + " } GRAPH ?g { ?s ?p ?o } }")
-        blocks = [f"GRAPH {g} {{\n{_ntriples(quads)}}}" for g, quads in full.items()]
+    blocks = [f"GRAPH {g} {{\n{_ntriples(quads)}}}" for g, quads in full.items()]
+    blocks += [f"GRAPH {g} {{\n{_ntriples(quads)}}}" for g, quads in group_by_graph(shared).items()]
+    if blocks:
         parts.append("INSERT DATA {\n" + "\n".join(blocks) + "\n}")
     parts.append(meta.bump())
     return " ;\n".join(parts)
+
+
+def group_by_graph(quads: Sequence[ox.Quad]) -> dict[str, list[ox.Quad]]:
+    """Quads grouped by their named graph (as serialised IRIs); default-graph quads are refused."""
+    out: dict[str, list[ox.Quad]] = {}
+    for q in quads:
+        if not isinstance(q.graph_name, ox.NamedNode):
+            raise ValueError("shared quads must name their graph")
+        out.setdefault(str(q.graph_name), []).append(q)
+    return out
 
 
 def _ntriples(quads: Sequence[ox.Quad]) -> str:
