@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kg import query as q  # noqa: E402
+from kg.build import write_extractions  # noqa: E402
 from kg.rdf.iris import Iris  # noqa: E402
 from kg.rdf.mapping import GraphMapper  # noqa: E402
 from kg.settings import DEFAULT_BASE_IRI  # noqa: E402
@@ -112,10 +113,7 @@ def generate(n: int, seed: int = 7) -> list[Extraction]:
 
 def load(store: EmbeddedStore, exs: list[Extraction]) -> float:
     mapper, t0 = GraphMapper(Iris(BASE)), time.perf_counter()
-    for i in range(0, len(exs), 500):
-        store.replace_graphs(
-            {mapper.iris.paper_graph(e.paper.id): mapper.paper_quads(e) for e in exs[i : i + 500]}
-        )
+    write_extractions(store, exs, mapper, batch_size=500)
     return time.perf_counter() - t0
 
 
