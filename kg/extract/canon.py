@@ -18,7 +18,8 @@ from kg.extract.common import (
     doc_text,
     mention,
 )
-from kg.extract.topics import TASK_HEADS, THREAT_HEADS
+from kg.extract.threats import THREAT_HEADS
+from kg.extract.topics import TASK_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
@@ -48,6 +49,8 @@ _METHOD_HEADS = frozenset(
         "pre-training",
     ]
 )
+_AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
+_GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 
 
@@ -68,6 +71,12 @@ def type_of_long_form(long: str) -> tuple[str, str | None] | None:
     return None
 
 
+def _type_after(text: str, short_end: int) -> tuple[str, str | None] | None:
+    """ "covert tool hijacking (CTH) attacks": the noun right after the definition says what it is."""
+    m = _AFTER_DEF.match(text, short_end)
+    return type_of_long_form(m.group(1)) if m else None
+
+
 class _Groups:
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
@@ -83,8 +92,13 @@ class _Groups:
             self.parent[rb] = ra
 
 
-def _rank(m: Mention) -> tuple[int, float, int]:
-    return (1 if m["relation"] in PROPOSE else 0, m["confidence"], -m["start"])
+def _rank(m: Mention, pair: list[Any] | None) -> tuple[int, int, float, int]:
+    """Proposals first; then what the vocabulary or an acronym's long form says the thing is ("indirect
+    prompt injection (IPI)" is a threat, whatever a later "IPI benchmark" suggests); then confidence."""
+    typed = m["rule"].startswith("vocab") or (
+        pair is not None and m["start"] < pair[5] and m["end"] > pair[4]
+    )
+    return (1 if m["relation"] in PROPOSE else 0, int(typed), m["confidence"], -m["start"])
 
 
 @Language.factory("paperkg_canon")
@@ -99,7 +113,7 @@ class Canonicaliser:
         text = doc_text(doc)
         acr: list[list[Any]] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
-        ms = self._add_defined_terms(ms, acr)
+        ms = self._add_defined_terms(ms, acr, text)
         ms = _drop_nested(ms)
         groups = _Groups()
         for a in acr:
@@ -114,10 +128,10 @@ class Canonicaliser:
         compare = doc._.kg_compare or []
         entities = []
         for root, group in by_group.items():
-            best = max(group, key=_rank)
+            pair = next((a for a in acr if groups.find(match_key(a[0])) == root), None)
+            best = max(group, key=lambda m: _rank(m, pair))
             ent: dict[str, Any] = dict(best)
             ent["mention"] = text[best["start"] : best["end"]]
-            pair = next((a for a in acr if groups.find(match_key(a[0])) == root), None)
             vocab = next(
                 (m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None
             )
@@ -142,17 +156,18 @@ class Canonicaliser:
                 forms += [pair[0], pair[1]]
             aliases: list[str] = []
             for f in forms:
-                if f and f != ent["name"] and f not in aliases:
-                    aliases.append(f)
+                if f and f != ent["name"] and f not in aliases and not ent["name"].startswith(f + " "):
+                    aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
             ent["aliases"] = aliases
             entities.append(ent)
+        entities = _merge_generic_agents(entities)
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
         return doc
 
     @staticmethod
-    def _add_defined_terms(ms: list[Mention], acr: list[list[Any]]) -> list[Mention]:
+    def _add_defined_terms(ms: list[Mention], acr: list[list[Any]], text: str) -> list[Mention]:
         """An acronym defined in the text, unknown to the vocabulary, typed by its long form's head noun."""
         covered = {(m["start"], m["end"]) for m in ms}
         spans = [(m["start"], m["end"]) for m in ms]
@@ -162,7 +177,7 @@ class Canonicaliser:
                 continue
             if any((s <= ls and le <= e) or s <= ss < e for s, e in spans):
                 continue
-            typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long))
+            typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long)) or _type_after(text, se)
             if typed is not None:
                 out.append(
                     mention(
@@ -177,6 +192,20 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _merge_generic_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ "AI agents" in a title and "LLM agents" in the abstract are one domain: the specific kind wins."""
+    agents = [e for e in entities if e["type"] == "Domain" and e["name"].lower().endswith(" agents")]
+    specific = [e for e in agents if not set(e["name"].lower().split()[:-1]) <= _GENERIC_AGENT_MODS]
+    if not specific or len(specific) == len(agents):
+        return entities
+    keep = max(specific, key=lambda e: e["confidence"])
+    generic = {id(e) for e in agents} - {id(e) for e in specific}
+    for e in agents:
+        if id(e) in generic:
+            keep["aliases"] = list(dict.fromkeys([*keep["aliases"], e["mention"], *e["aliases"]]))
+    return [e for e in entities if id(e) not in generic]
 
 
 def _drop_nested(ms: list[Mention]) -> list[Mention]:

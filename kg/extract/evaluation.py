@@ -27,6 +27,7 @@ _LIST_BEFORE = re.compile(
     r"(?<![\w.+-])((?:[\w.+-]+(?:\s*\$\\times\$\s*\d+)?\s*,\s*(?:and\s+|or\s+)?|[\w.+-]+\s+(?:and|or)\s+)*"
     r"[\w.+-]+)\s+" + _DS + r"\b"
 )
+_NAME_NEXT = re.compile(r"\s+[A-Z][\w.+-]*[A-Z0-9]")  # a name-shaped word right after the dataset word
 _DS_WORD = re.compile(r"\s" + _DS + r"\b")  # cheap precheck for _LIST_BEFORE (case-sensitive like it)
 # "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
 _LIST_AFTER = re.compile(
@@ -43,7 +44,7 @@ _EVAL = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(compared (?:to|with|against)|comparisons? (?:to|with|against)|outperform\w*|"
-    r"surpass\w*|baselines?(?: such as| including| like)?|than|over|against|versus|vs\.?)\s+"
+    r"surpass\w*|baselines?(?: such as| including| like)?|than|over|versus|vs\.?)\s+"
     r"(?:(?:the|state-of-the-art|strong|existing|prior|prominent|techniques|methods|approaches|"
     r"baselines|models|such as|including|like|e\.g\.)[\s,]+)*"
     r"((?:[\w.+-]+\s*(?:,\s*and|,\s*or|,|and|or)\s*)*[\w.+-]+)",
@@ -57,6 +58,13 @@ _USES = re.compile(
 _METRIC = re.compile(
     r"\d(?:\.\d+)?\s*%\s+(?:(?:higher|lower|better|improvement|gains?|increase)\s+)?(?:on|in)\s+"
     r"((?:[a-z][\w-]+\s+){0,2}(?:success|accuracy|rate|score|error|recall|precision))\b",
+    re.I,
+)
+# utility as the measure traded against privacy/robustness: "privacy-utility trade-off", "preserving utility"
+_UTILITY = re.compile(
+    r"\b(?:model utility|utility[- ](?:preservation|loss|drop|degradation|trade-?offs?)|"
+    r"(?:preserv|maintain|retain|sacrific)\w* (?:the )?(?:model(?:'s)? )?utility\b|"
+    r"(?:privacy|security|robustness|safety|fairness)[- ](?:and[- ])?utility\b)",
     re.I,
 )
 # "the X benchmark and Y": a name coordinated with a dataset mention
@@ -119,6 +127,8 @@ class EvaluationRules:
         for off, sent_end in sentences(doc):
             text = doc_str[off:sent_end]
             for m in _LIST_BEFORE.finditer(text) if _DS_WORD.search(text) else ():
+                if _NAME_NEXT.match(text, m.end()):
+                    continue  # "the IPI benchmark AgentDojo": the name follows, the word before is a modifier
                 for s, e, w in _names(m.group(1), off + m.start(1), 1):
                     if not self._known(w):
                         out.append(
@@ -202,6 +212,14 @@ class EvaluationRules:
                             rule="metric-after-number",
                         )
                     )
+            for m in _UTILITY.finditer(text) if "tility" in text else ():
+                u = m.group().lower().index("utility")
+                s = off + m.start() + u
+                out.append(
+                    mention(
+                        s, s + 7, "Metric", "utility", confidence=CONF_PATTERN - 0.1, rule="metric-utility"
+                    )
+                )
         doc._.kg_compare = compare
         return doc
 

@@ -9,7 +9,16 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from kg.extract.common import CONF_PATTERN, CONF_WEAK, doc_text, mention, mentions, token_indices
+from kg.extract.common import (
+    CONF_PATTERN,
+    CONF_WEAK,
+    doc_text,
+    mention,
+    mentions,
+    name_strength,
+    token_indices,
+)
+from kg.extract.threats import THREAT_HEADS, threat_mentions
 from kg.names import singular
 
 TASK_HEADS = frozenset(
@@ -65,37 +74,8 @@ TASK_HEADS = frozenset(
         "understanding",
         "design",
         "separation",
-    ]
-)
-THREAT_HEADS = {
-    "attack": "attack",
-    "attacks": "attack",
-    "adversary": "adversary",
-    "adversaries": "adversary",
-    "perturbation": "perturbation",
-    "perturbations": "perturbation",
-    "injection": "injection",
-    "jailbreaks": "jailbreak",
-    "jailbreak": "jailbreak",
-    "backdoors": "backdoor",
-    "poisoning": "poisoning",
-}
-THREAT_ADJ = frozenset(
-    [
-        "adversarial",
-        "targeted",
-        "untargeted",
-        "adaptive",
-        "oblivious",
-        "universal",
-        "physical",
-        "black-box",
-        "white-box",
-        "byzantine",
-        "transferable",
-        "malicious",
-        "indirect",
-        "direct",
+        "modeling",
+        "modelling",
     ]
 )
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
@@ -191,6 +171,11 @@ STOP_MODS = frozenset(
     ]
 )
 _HEADS = TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
+# "the X task", and "a new X dataset/benchmark" (data made for the task X)
+_TASK_NEXT = frozenset(
+    ["task", "tasks", "problem", "problems", "dataset", "datasets", "benchmark", "benchmarks"]
+)
+_DATA_WORDS = frozenset(["dataset", "datasets", "benchmark", "benchmarks"])
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
 _CUES = frozenset(
     [
@@ -260,26 +245,29 @@ class TopicRules:
         for i in token_indices(doc, _HEADS):
             tok = doc[i]
             low = tok.lower_
-            if tok.tag_ not in ("NN", "NNS", "NNP", "VBG"):
+            if tok.tag_ not in ("NN", "NNS", "NNP", "NNPS", "VBG") or (
+                tok.tag_ == "NNPS" and low in TASK_HEADS
+            ):
                 continue
             if low in TASK_HEADS:
                 left, mods = phrase_left(tok)
+                next_word = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
                 if not mods or not any(t.tag_ in ("NN", "NNS", "NNP", "JJ", "VBG") for t in mods):
                     continue
+                while len(mods) > 1 and (
+                    (mods[0].tag_ == "VBG" and (mods[0].i == 0 or doc[mods[0].i - 1].text in (":", "\n\n")))
+                    or (next_word in _DATA_WORDS and name_strength(mods[0].text) == 2)
+                ):
+                    mods.pop(0)  # "Improving X detection" (a verb); "the nuScenes 3D detection benchmark"
+                if low in ("modeling", "modelling") and mods[-1].tag_ not in ("NN", "NNS", "NNP", "NNPS"):
+                    continue  # "implicit modeling" is a way of working; "circulation modeling" is a task
                 cue = doc[left].lower_ if left >= 0 else ""
                 in_title = tok.idx < title_end
                 if in_title and not (left < 0 or cue in _CUES or cue == ":"):
                     continue  # title case misleads the tagger: only "for X", "X:" and title starts
                 if cue in ("-", "/") or (left >= 0 and doc[left].whitespace_ == "" and doc[left].is_alpha):
                     continue
-                if not (
-                    in_title
-                    or cue in _CUES
-                    or (
-                        tok.i + 1 < len(doc)
-                        and doc[tok.i + 1].lower_ in ("task", "tasks", "problem", "problems")
-                    )
-                ):
+                if not (in_title or cue in _CUES or (tok.i + 1 < len(doc) and next_word in _TASK_NEXT)):
                     continue
                 conf = CONF_PATTERN - 0.1 if in_title else CONF_WEAK + 0.15
                 for start, end, text in self._split_slash(doc, mods, tok):
@@ -287,17 +275,7 @@ class TopicRules:
                         mention(start, end, "Task", _canon_task(text), confidence=conf, rule="task-phrase")
                     )
             elif low in THREAT_HEADS:
-                _, mods = phrase_left(tok)
-                while mods and mods[0].tag_ not in ("NN", "NNS", "NNP") and mods[0].lower_ not in THREAT_ADJ:
-                    mods.pop(0)
-                if mods and mods[-1].tag_ != "CD":
-                    start, end, text = _text(doc, mods, tok)
-                    name = " ".join([*text.split()[:-1], THREAT_HEADS[low]])
-                    out.append(
-                        mention(
-                            start, end, "Threat", name, confidence=CONF_PATTERN - 0.1, rule="threat-phrase"
-                        )
-                    )
+                out.extend(threat_mentions(tok, phrase_left(tok)[1]))
             elif low in DOMAIN_HEADS:
                 _, mods = phrase_left(tok)
                 if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
