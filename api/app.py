@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -12,11 +14,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLRequestData
+from strawberry.types import ExecutionResult
 
 from api import explorer
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.export import make_export
+from api.loaders import Loaders
 from api.schema import build_schema
 from api.sparql import make_endpoint
 from api.time_limit import TimeLimit
@@ -24,6 +29,8 @@ from api.writer import PaperWriter
 from kg.query import QueryContext
 from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
+
+CONSISTENT_TRIES = 3  # a query overlapped by writes runs again, at most this many times in all
 
 
 class GraphQLApp(GraphQL[ApiContext, None]):
@@ -35,6 +42,32 @@ class GraphQLApp(GraphQL[ApiContext, None]):
 
     async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
         return ApiContext(request, response, self.ctx, self.settings, self.writer)
+
+    async def execute_single(
+        self, request: Request, request_adapter: Any, sub_response: Response, context: ApiContext,
+        root_value: None, request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """Answer a query from one store generation: its fields come from several store queries, so when a
+        write lands in between (a paper's title from one version, its links from the next) it runs again,
+        the last time holding off this process's writers. Mutations run once."""
+        store = self.ctx.store
+        for attempt in range(CONSISTENT_TRIES):
+            last = attempt == CONSISTENT_TRIES - 1
+            while last and not self.writer.hold():  # polled on the loop: a cancel never strands the lock
+                await asyncio.sleep(0.005)
+            try:
+                before = await run_in_threadpool(store.generation)
+                result = await super().execute_single(
+                    request, request_adapter, sub_response, context, root_value, request_data)
+                if last or getattr(request.state, "kg_mutation", False):
+                    return result
+                if await run_in_threadpool(store.generation) == before:
+                    return result
+                context.loaders = Loaders(self.ctx)  # loaders cache what the older generation said
+            finally:
+                if last:
+                    self.writer.release()
+        raise AssertionError("unreachable")
 
 
 def create_app(settings: Settings, store: Store | None = None) -> Starlette:

@@ -11,6 +11,7 @@ from api.errors import PublicError
 
 def require_token(request: Request, token: str | None) -> None:
     """Raise PublicError unless mutations are on and the request carries `Authorization: Bearer <token>`."""
+    request.state.kg_mutation = True  # a mutation runs once: the GraphQL view never re-runs this request
     if not token:
         raise PublicError("mutations are disabled on this server (no API token configured)")
     scheme, _, given = request.headers.get("authorization", "").partition(" ")

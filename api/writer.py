@@ -53,6 +53,14 @@ class PaperWriter:
                 self._extractor = Extractor(self.ctx.iris.base)
             return self._extractor
 
+    def hold(self) -> bool:
+        """Try to keep this writer's writes out until `release()` (for a reader that wants one store
+        generation); False when a write is under way."""
+        return self._lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._lock.release()
+
     def add(self, papers: list[Paper]) -> list[PaperInfo]:
         """Extract and store `papers` in one atomic write (re-adding an id replaces that paper)."""
         for p in papers:
