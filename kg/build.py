@@ -101,7 +101,8 @@ def schema_graphs(base_iri: str) -> dict[str, list[Quad]]:
         graphs.setdefault(str(q.graph_name.value), []).append(q)  # type: ignore[union-attr]
     stamp = NamedNode(iris.ontology_graph)
     graphs.setdefault(iris.ontology_graph, []).append(
-        Quad(stamp, NamedNode(iris.term("sourceHash")), Literal(schema_fingerprint(base_iri)), stamp))
+        Quad(stamp, NamedNode(iris.term("sourceHash")), Literal(schema_fingerprint(base_iri)), stamp)
+    )
     return graphs
 
 
@@ -113,29 +114,49 @@ def ensure_schema(store: Store, base_iri: str) -> bool:
     """
     iris = Iris(base_iri)
     stamp = NamedNode(iris.ontology_graph)
-    current = {"g": stamp, "h": Literal(schema_fingerprint(base_iri))}
+    current: dict[str, NamedNode | Literal] = {"g": stamp, "h": Literal(schema_fingerprint(base_iri))}
     if store.ask(f"ASK {{ GRAPH ?g {{ ?g <{iris.term('sourceHash')}> ?h }} }}", current):
         return False
     store.replace_graphs(schema_graphs(base_iri))
     return True
 
 
-def build_into_store(store: Store, papers: Sequence[Paper], base_iri: str, *, workers: int = 1,
-                     batch_size: int = 200, progress: ProgressSink | None = None,
-                     summary: BuildSummary | None = None) -> BuildSummary:
+def build_into_store(
+    store: Store,
+    papers: Sequence[Paper],
+    base_iri: str,
+    *,
+    workers: int = 1,
+    batch_size: int = 200,
+    progress: ProgressSink | None = None,
+    summary: BuildSummary | None = None,
+) -> BuildSummary:
     """Extract `papers` and replace their graphs in `store`, one transaction per batch."""
     summary = summary or BuildSummary()
     started = time.perf_counter()
     mapper = GraphMapper(Iris(base_iri))
     ensure_schema(store, base_iri)
-    write_extractions(store, extractions(papers, base_iri, workers), mapper, batch_size=batch_size,
-                      progress=progress, summary=summary)
+    write_extractions(
+        store,
+        extractions(papers, base_iri, workers),
+        mapper,
+        batch_size=batch_size,
+        progress=progress,
+        summary=summary,
+    )
     summary.seconds += time.perf_counter() - started
     return summary
 
 
-def write_extractions(store: Store, exs: Iterable[Extraction], mapper: GraphMapper, *, batch_size: int = 200,
-                      progress: ProgressSink | None = None, summary: BuildSummary | None = None) -> None:
+def write_extractions(
+    store: Store,
+    exs: Iterable[Extraction],
+    mapper: GraphMapper,
+    *,
+    batch_size: int = 200,
+    progress: ProgressSink | None = None,
+    summary: BuildSummary | None = None,
+) -> None:
     """Map extractions to paper graphs and write them, one transaction per `batch_size` papers."""
     batch: dict[str, list[Quad]] = {}
     shared: dict[Quad, None] = {}  # entity descriptions, de-duplicated across the batch
@@ -178,14 +199,21 @@ def load_shards(store: Store, paths: Sequence[str | Path], base_iri: str, *, bat
                 raise ValueError(f"{path}: a quad outside any named graph; shards hold paper graphs only")
         names = list(graphs)
         for i in range(0, max(len(names), 1), batch_size):
-            part = {g: graphs[g] for g in names[i:i + batch_size]}
+            part = {g: graphs[g] for g in names[i : i + batch_size]}
             store.replace_graphs(part, shared if i == 0 else ())
         loaded += len(names)
     return loaded
 
 
-def write_shard(out: BinaryIO, papers: Sequence[Paper], base_iri: str, *, workers: int = 1,
-                progress: ProgressSink | None = None, summary: BuildSummary | None = None) -> BuildSummary:
+def write_shard(
+    out: BinaryIO,
+    papers: Sequence[Paper],
+    base_iri: str,
+    *,
+    workers: int = 1,
+    progress: ProgressSink | None = None,
+    summary: BuildSummary | None = None,
+) -> BuildSummary:
     """Write papers' graphs as N-Quads without a store, for `kg load` elsewhere (one graph per paper)."""
     summary = summary or BuildSummary()
     started = time.perf_counter()

@@ -5,21 +5,33 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from kg.settings import DEFAULT_BASE_IRI, Settings
-from kg.store.types import StoreError
-from kg.types import ReadProblem
+from kg.store.types import Store, StoreError
+from kg.types import Paper, ReadProblem
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="paperkg: knowledge graphs of ML research from paper records.")
+if TYPE_CHECKING:
+    from kg.build import BuildSummary
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="paperkg: knowledge graphs of ML research from paper records.",
+)
 err = Console(stderr=True, highlight=False)
 
-StoreOpt = Annotated[str, typer.Option("--store", envvar="KG_STORE",
-                                       help="Store directory, memory:, or http(s):// SPARQL endpoint.")]
+StoreOpt = Annotated[
+    str,
+    typer.Option(
+        "--store", envvar="KG_STORE", help="Store directory, memory:, or http(s):// SPARQL endpoint."
+    ),
+]
 BaseOpt = Annotated[str, typer.Option("--base-iri", envvar="KG_BASE_IRI", help="Base IRI of the graph.")]
 Inputs = Annotated[list[Path], typer.Argument(help="Input files: .txt, .jsonl, .json, .csv, .bib, .jsonl.gz")]
 EXPORT_FORMATS = ("turtle", "nt", "nquads", "trig", "jsonld", "xml")
@@ -30,15 +42,15 @@ SAMPLE = ROOT / "data" / "icml2025_seed.jsonl"
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line and exit: the only way errors leave the CLI."""
-    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
 def _problem(problem: ReadProblem) -> None:
-    err.print(f"[yellow]warning:[/yellow] {problem}", soft_wrap=True, markup=True)
+    err.print(f"[yellow]warning:[/yellow] {escape(str(problem))}", soft_wrap=True)
 
 
-def _open(location: str, base_iri: str, *, read_only: bool = False, create: bool = True):  # type: ignore[no-untyped-def]
+def _open(location: str, base_iri: str, *, read_only: bool = False, create: bool = True) -> Store:
     from kg.store import open_store
 
     try:
@@ -47,7 +59,7 @@ def _open(location: str, base_iri: str, *, read_only: bool = False, create: bool
         fail(str(exc))
 
 
-def _papers(inputs: list[Path]) -> tuple[list, int]:  # type: ignore[type-arg]
+def _papers(inputs: list[Path]) -> tuple[list[Paper], int]:
     from kg.build import read_all, unique_last
 
     problems = 0
@@ -64,10 +76,14 @@ def _papers(inputs: list[Path]) -> tuple[list, int]:  # type: ignore[type-arg]
 
 
 @app.command()
-def build(inputs: Inputs, store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
-          workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
-          out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
-          batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200) -> None:
+def build(
+    inputs: Inputs,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
+    batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200,
+) -> None:
     """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -76,8 +92,14 @@ def build(inputs: Inputs, store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEF
     papers, problems = _papers(inputs)
     summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
     show = len(papers) >= 200 and sys.stderr.isatty()
-    with Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, disable=not show) as bar:
+    with Progress(
+        TextColumn("extracting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not show,
+    ) as bar:
         task = bar.add_task("build", total=len(papers))
 
         def tick(n: int) -> None:
@@ -91,35 +113,48 @@ def build(inputs: Inputs, store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEF
             else:
                 st = _open(store, base_iri)
                 try:
-                    build_into_store(st, papers, base_iri, workers=workers, batch_size=batch,
-                                     progress=tick, summary=summary)
+                    build_into_store(
+                        st,
+                        papers,
+                        base_iri,
+                        workers=workers,
+                        batch_size=batch,
+                        progress=tick,
+                        summary=summary,
+                    )
                     triples = st.triple_count()
                 finally:
                     st.close()
         except (StoreError, OSError) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    _print_summary(summary, triples, out or store)
+    _print_summary(summary, triples, out or store, out is not None)
 
 
-def _print_summary(summary: object, triples: int, where: object) -> None:
+def _print_summary(s: BuildSummary, triples: int, where: object, shard: bool) -> None:
     from rich.table import Table
 
-    s = summary
-    t = Table(title=f"built {s.papers} papers into {where} in {s.seconds:.1f} s", show_header=False)  # type: ignore[attr-defined]
-    t.add_row("papers", str(s.papers))  # type: ignore[attr-defined]
-    t.add_row("bad records", str(s.problems))  # type: ignore[attr-defined]
-    for rel, n in sorted(s.links_per_relation.items()):  # type: ignore[attr-defined]
+    rate = s.papers / s.seconds if s.seconds else 0.0
+    t = Table(
+        title=escape(f"built {s.papers} papers into {where} in {s.seconds:.1f} s ({rate:.0f} papers/s)"),
+        show_header=False,
+    )
+    t.add_row("papers", str(s.papers))
+    t.add_row("bad records", str(s.problems))
+    for rel, n in sorted(s.links_per_relation.items()):
         t.add_row(f"links {rel}", str(n))
-    for typ, n in sorted(s.entities_per_type.items()):  # type: ignore[attr-defined]
+    for typ, n in sorted(s.entities_per_type.items()):
         t.add_row(f"entities {typ}", str(n))
-    t.add_row("triples in store" if not str(where).endswith(".nq") else "quads written", str(triples))
+    t.add_row("quads written" if shard else "triples in store", str(triples))
     Console().print(t)
 
 
 @app.command()
-def extract(inputs: Inputs, fmt: Annotated[str, typer.Option("--format", help="jsonl")] = "jsonl",
-            base_iri: BaseOpt = DEFAULT_BASE_IRI,
-            workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1) -> None:
+def extract(
+    inputs: Inputs,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl")] = "jsonl",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+) -> None:
     """Print the links found in each paper as JSON lines (no store needed), in input order."""
     from kg.build import extractions
     from kg.extract import to_json
@@ -134,9 +169,12 @@ def extract(inputs: Inputs, fmt: Annotated[str, typer.Option("--format", help="j
 
 
 @app.command()
-def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS))] = "turtle",
-           output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
-           store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+def export(
+    fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS))] = "turtle",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
     """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools."""
     if fmt not in EXPORT_FORMATS + GRAPH_FORMATS:
         fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS + GRAPH_FORMATS)}")
@@ -163,8 +201,11 @@ def export(fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FOR
 
 
 @app.command()
-def load(files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `kg build --out`.")],
-         store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+def load(
+    files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `kg build --out`.")],
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
     """Bulk-load N-Quads shards into a store (each paper graph replaces its older version)."""
     from kg.build import load_shards
 
@@ -183,8 +224,11 @@ def load(files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `
 
 
 @app.command()
-def stats(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
-          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def stats(
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
     """Count papers, links per relation, entities per type and triples."""
     from rich.table import Table
 
@@ -199,8 +243,16 @@ def stats(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
     finally:
         st.close()
     if as_json:
-        print(json.dumps({"papers": s.papers, "triples": s.triples, "links_per_relation": s.links_per_relation,
-                          "entities_per_type": s.entities_per_type}))
+        print(
+            json.dumps(
+                {
+                    "papers": s.papers,
+                    "triples": s.triples,
+                    "links_per_relation": s.links_per_relation,
+                    "entities_per_type": s.entities_per_type,
+                }
+            )
+        )
         return
     t = Table(title=f"{store}", show_header=False)
     t.add_row("papers", str(s.papers))
@@ -213,8 +265,11 @@ def stats(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
 
 
 @app.command()
-def validate(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
-             verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+def validate(
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
     """Check the graph against the SHACL shapes (ontology/shapes.ttl)."""
     from kg.rdf.validate import validate as run_validation
     from kg.store import as_rdflib
@@ -233,10 +288,12 @@ def validate(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI
 
 
 @app.command()
-def eval(gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
-         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
-         as_json: Annotated[bool, typer.Option("--json")] = False,
-         base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+def eval(
+    gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
     """Extract from the gold file's texts and score the links per category."""
     from kg.eval import evaluate, format_report
     from kg.extract import Extractor
@@ -245,16 +302,19 @@ def eval(gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES 
         fail(f"{gold}: no such file")
     report = evaluate(gold, Extractor(base_iri))
     if as_json:
-        print(json.dumps(report.as_dict()))
+        print(json.dumps(report.rows))
     else:
         print(format_report(report, verbose=verbose))
 
 
 @app.command()
-def sparql(query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CONSTRUCT query.")],
-           store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
-           timeout: Annotated[float, typer.Option(help="Seconds before the query is abandoned.")] = 30.0,
-           limit: Annotated[int, typer.Option(help="Most rows returned.")] = 100_000) -> None:
+def sparql(
+    query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CONSTRUCT query.")],
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    timeout: Annotated[float, typer.Option(help="Seconds before the query is abandoned.")] = 30.0,
+    limit: Annotated[int, typer.Option(help="Most rows returned.")] = 100_000,
+) -> None:
     """Run a read-only SPARQL query (updates are refused) and print JSON results or Turtle."""
     import pyoxigraph as ox
 
@@ -268,14 +328,18 @@ def sparql(query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CO
     st = _open(store, base_iri, read_only=True, create=False)
     try:
         if form == "SelectQuery":
-            rows = st.select(query, None, timeout_s=timeout, max_rows=limit)  # type: ignore[call-arg]
-            print(json.dumps([{k: str(v.value) for k, v in r.items()} for r in rows], ensure_ascii=False, indent=1))
+            rows = st.select(query, None, timeout_s=timeout, max_rows=limit)
+            print(
+                json.dumps(
+                    [{k: str(v.value) for k, v in r.items()} for r in rows], ensure_ascii=False, indent=1
+                )
+            )
         elif form == "AskQuery":
             print(json.dumps(st.ask(query)))
         else:
             triples = st.construct(query)
-            sys.stdout.write(ox.serialize(triples, format=ox.RdfFormat.TURTLE,
-                                          prefixes=prefixes(base_iri)).decode("utf-8"))
+            body = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=prefixes(base_iri)) or b""
+            sys.stdout.write(body.decode("utf-8"))
     except StoreError as exc:
         fail(str(exc).splitlines()[0])
     finally:
@@ -283,11 +347,14 @@ def sparql(query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CO
 
 
 @app.command()
-def viz(name_or_id: Annotated[str, typer.Argument(help="An entity name or alias, an entity id or a paper id.")],
-        output: Annotated[Path, typer.Option("-o", "--output", help="out.html, out.svg or out.png")],
-        depth: Annotated[int, typer.Option(min=1, max=3)] = 1,
-        limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
-        store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI) -> None:
+def viz(
+    name_or_id: Annotated[str, typer.Argument(help="An entity name or alias, an entity id or a paper id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="out.html, out.svg or out.png")],
+    depth: Annotated[int, typer.Option(min=1, max=3)] = 1,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
     """Draw a node's neighbourhood: standalone HTML (interactive) or a static SVG/PNG picture."""
     from kg.query import QueryContext
     from kg.viz import viz as draw
@@ -303,11 +370,15 @@ def viz(name_or_id: Annotated[str, typer.Argument(help="An entity name or alias,
 
 
 @app.command()
-def serve(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
-          host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-          port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-          sample: Annotated[bool, typer.Option(help="Build the bundled sample first when the store does not exist.")] = True,
-          ) -> None:
+def serve(
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    sample: Annotated[
+        bool, typer.Option(help="Build the bundled sample first when the store does not exist.")
+    ] = True,
+) -> None:
     """Serve GraphQL (/graphql), SPARQL (/sparql), RDF export (/export) and the explorer (/explore)."""
     import gc
 
@@ -330,8 +401,11 @@ def serve(store: StoreOpt = "./kg-data", base_iri: BaseOpt = DEFAULT_BASE_IRI,
     gc.collect()
     gc.freeze()  # long-lived startup objects leave the GC's young generations: shorter pauses under load
     url = f"http://{host}:{port}"
-    err.print(f"paperkg serving {store} at {url}/  (GraphQL {url}/graphql · explorer {url}/explore · "
-              f"SPARQL {url}/sparql · export {url}/export)", soft_wrap=True)
+    err.print(
+        f"paperkg serving {store} at {url}/  (GraphQL {url}/graphql · explorer {url}/explore · "
+        f"SPARQL {url}/sparql · export {url}/export)",
+        soft_wrap=True,
+    )
     if settings.api_token is None:
         err.print("mutations are off: set KG_API_TOKEN to enable addPapers/deletePaper")
     try:

@@ -38,7 +38,10 @@ def match_key(name: str) -> str:
 
 
 def slug(name: str) -> str:
-    """IRI-safe slug of a canonical name: lower case, words joined by hyphens ("Vision Transformer" → "vision-transformer")."""
+    """IRI-safe slug of a canonical name: lower case, words joined by hyphens.
+
+    "Vision Transformer" → "vision-transformer".
+    """
     s = _SLUG_JUNK.sub("-", fold(name)).strip("-")
     return s or "x" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]
 

@@ -63,7 +63,7 @@ class EntityRef:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where a link was read: the sentence, the mention's offsets in its field, how sure we are, who said so."""
+    """Where a link was read: the sentence, the mention's offsets in its field, confidence, which rule."""
 
     sentence: str
     mention: str
@@ -81,7 +81,8 @@ class Link:
     relation: str  # one of PAPER_RELATIONS
     entity: EntityRef
     evidence: Evidence
-    aliases: tuple[str, ...] = ()  # other surface forms of the entity seen in this paper (become skos:altLabel)
+    # other surface forms of the entity seen in this paper (they become skos:altLabel)
+    aliases: tuple[str, ...] = ()
     variant_of: EntityRef | None = None  # CIFAR-10-LT variantOf CIFAR-10
     broader: tuple[EntityRef, ...] = ()  # from the vocabulary: video generation broader generative modelling
 

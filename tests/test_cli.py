@@ -20,9 +20,17 @@ SEED_JSONL = ROOT / "data" / "icml2025_seed.jsonl"
 KG = "https://w3id.org/paperkg/ontology#"
 
 
-def kg(*args: str | Path, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "kg", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=600)
+def kg(
+    *args: str | Path, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kg", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"kg {args} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
@@ -44,13 +52,18 @@ def seed_turtle(seed_store: Path) -> rdflib.Graph:
 
 def papers_using(graph: rdflib.Graph, label: str) -> set[str]:
     rows = graph.query(
-        "SELECT ?abs WHERE { ?p ?rel ?e . ?e skos:prefLabel ?l . ?p dcterms:abstract ?abs . FILTER(STR(?l) = ?label) }",
-        initNs={"skos": rdflib.SKOS, "dcterms": rdflib.DCTERMS}, initBindings={"label": rdflib.Literal(label)})
+        "SELECT ?abs WHERE { ?p ?rel ?e . ?e skos:prefLabel ?l . ?p dcterms:abstract ?abs ."
+        " FILTER(STR(?l) = ?label) }",
+        initNs={"skos": rdflib.SKOS, "dcterms": rdflib.DCTERMS},
+        initBindings={"label": rdflib.Literal(label)},
+    )
     return {str(r[0]) for r in rows}  # type: ignore[index]
 
 
 @pytest.mark.parametrize("dataset", ["ImageNet", "UCF101", "AgentDojo", "CIFAR-10-LT", "GenImage", "ETTh2"])
-def test_seed_datasets_are_linked_to_the_abstracts_that_use_them(seed_turtle: rdflib.Graph, dataset: str) -> None:
+def test_seed_datasets_are_linked_to_the_abstracts_that_use_them(
+    seed_turtle: rdflib.Graph, dataset: str
+) -> None:
     abstracts = papers_using(seed_turtle, dataset)
     token = dataset if dataset != "ImageNet" else "ImageNet256"
     assert abstracts and all(token in a for a in abstracts)
@@ -99,8 +112,12 @@ def test_extract_entities_have_the_stable_shape() -> None:
 
 def test_bad_records_are_reported_and_good_ones_kept(tmp_path: Path) -> None:
     src, store = tmp_path / "mixed.jsonl", tmp_path / "s"
-    src.write_text(json.dumps({"id": "ok1", "abstract": "We train on MNIST."}) + "\n{broken\n"
-                   + json.dumps({"id": "ok2", "abstract": "We train on CIFAR-10."}) + "\n")
+    src.write_text(
+        json.dumps({"id": "ok1", "abstract": "We train on MNIST."})
+        + "\n{broken\n"
+        + json.dumps({"id": "ok2", "abstract": "We train on CIFAR-10."})
+        + "\n"
+    )
     proc = kg("build", src, "--store", store)
     assert "mixed.jsonl:line 2" in proc.stderr and "Traceback" not in proc.stderr
     assert json.loads(kg("stats", "--json", "--store", store).stdout)["papers"] == 2
@@ -140,10 +157,16 @@ def test_killed_build_leaves_each_paper_whole_or_absent(tmp_path: Path) -> None:
                 fh.write(json.dumps({**rec, "id": f"{rec['id']}-{i}"}) + "\n")
     reference = tmp_path / "ref.nq"
     kg("build", SEED_JSONL, "--out", reference)
-    expected = Counter(line.rsplit(" ", 2)[-2].rsplit("/", 1)[-1].rstrip(">") for line in reference.read_text().splitlines())
+    expected = Counter(
+        line.rsplit(" ", 2)[-2].rsplit("/", 1)[-1].rstrip(">") for line in reference.read_text().splitlines()
+    )
     store = tmp_path / "s"
-    proc = subprocess.Popen([sys.executable, "-m", "kg", "build", str(src), "--store", str(store), "--batch", "25"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kg", "build", str(src), "--store", str(store), "--batch", "25"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     while time.time() < deadline and not (store / "CURRENT").exists():
         time.sleep(0.1)
@@ -151,7 +174,9 @@ def test_killed_build_leaves_each_paper_whole_or_absent(tmp_path: Path) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     dump = kg("export", "--format", "nquads", "--store", store).stdout.splitlines()
-    got = Counter(line.rsplit(" ", 2)[-2].rsplit("/", 1)[-1].rstrip(">") for line in dump if "/graph/paper/" in line)
+    got = Counter(
+        line.rsplit(" ", 2)[-2].rsplit("/", 1)[-1].rstrip(">") for line in dump if "/graph/paper/" in line
+    )
     assert got, "the build was killed before its first batch; raise the sleep"
     for graph, n in got.items():
         assert n == expected[graph.rsplit("-", 1)[0]], graph

@@ -16,7 +16,12 @@ def test_match_key_reads_times_sign_as_x() -> None:
 
 
 def test_singular_keeps_words_ending_in_ss_us_is() -> None:
-    assert [singular(w) for w in ("loss", "corpus", "analysis", "series")] == ["loss", "corpus", "analysis", "sery"]
+    assert [singular(w) for w in ("loss", "corpus", "analysis", "series")] == [
+        "loss",
+        "corpus",
+        "analysis",
+        "sery",
+    ]
 
 
 def test_slug_joins_words_with_hyphens() -> None:

@@ -9,8 +9,14 @@ from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Relation
 BASE = "https://example.org/kg/"
 IRIS = Iris(BASE)
 KG = IRIS.ns
-PAPER = Paper(id="p1", title="QuuxNet", abstract="We evaluate QuuxNet on ImageNet256×256.", year=2025,
-              url="https://example.org/p1", authors=("Ada Lovelace",))
+PAPER = Paper(
+    id="p1",
+    title="QuuxNet",
+    abstract="We evaluate QuuxNet on ImageNet256×256.",
+    year=2025,
+    url="https://example.org/p1",
+    authors=("Ada Lovelace",),
+)
 IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
 EV = Evidence("We evaluate QuuxNet on ImageNet256×256.", "ImageNet256×256", 23, 38, 0.9, rule="vocab")
 
@@ -63,18 +69,33 @@ def test_low_confidence_links_are_marked() -> None:
 def test_entity_relation_is_a_direct_triple_between_entities() -> None:
     melon = EntityRef("Method", "MELON", "Defense")
     ipi = EntityRef("Threat", "indirect prompt injection")
-    ex = Extraction(PAPER, (Link("proposes", melon, EV),), (Relation(melon, "defendsAgainst", ipi, EV),), extractor_version="1")
-    assert (BASE + "method/melon", KG + "defendsAgainst", f"<{BASE}threat/indirect-prompt-injection>") in quads(ex)
+    ex = Extraction(
+        PAPER,
+        (Link("proposes", melon, EV),),
+        (Relation(melon, "defendsAgainst", ipi, EV),),
+        extractor_version="1",
+    )
+    assert (
+        BASE + "method/melon",
+        KG + "defendsAgainst",
+        f"<{BASE}threat/indirect-prompt-injection>",
+    ) in quads(ex)
 
 
 def test_variant_points_to_its_base_entity() -> None:
     lt = EntityRef("Dataset", "CIFAR-10-LT")
-    ex = Extraction(PAPER, (Link("usesDataset", lt, EV, variant_of=EntityRef("Dataset", "CIFAR-10")),), extractor_version="1")
+    ex = Extraction(
+        PAPER,
+        (Link("usesDataset", lt, EV, variant_of=EntityRef("Dataset", "CIFAR-10")),),
+        extractor_version="1",
+    )
     assert (BASE + "dataset/cifar-10-lt", KG + "variantOf", f"<{BASE}dataset/cifar-10>") in quads(ex)
 
 
 def test_non_http_code_url_is_dropped_not_raised() -> None:
-    ex = Extraction(PAPER, (), code_urls=("javascript:alert(1)", "https://github.com/o/r"), extractor_version="1")
+    ex = Extraction(
+        PAPER, (), code_urls=("javascript:alert(1)", "https://github.com/o/r"), extractor_version="1"
+    )
     got = quads(ex)
     assert (BASE + "paper/p1", KG + "hasCode", "<https://github.com/o/r>") in got
     assert not any("javascript" in o for _, _, o in got)

@@ -1,13 +1,13 @@
 """The IRI scheme of a paperkg graph, derived from one configurable base IRI.
 
-    {base}ontology#Dataset            classes and properties (prefix kg:)
-    {base}paper/{paper_slug(id)}      a paper
-    {base}{type lower}/{slug(name)}   an entity, e.g. {base}dataset/imagenet
-    {base}paper/{id}/link/{hash}      a link node carrying evidence (rdf:Statement + prov:Entity)
-    {base}graph/paper/{id}            the named graph holding everything extracted from one paper
-    {base}graph/entities              labels, keys and types of extracted entities, shared by all papers
-    {base}graph/ontology, {base}graph/vocab   the ontology and the curated vocabularies
-    {base}extractor/{version}         the prov:SoftwareAgent that produced links
+{base}ontology#Dataset            classes and properties (prefix kg:)
+{base}paper/{paper_slug(id)}      a paper
+{base}{type lower}/{slug(name)}   an entity, e.g. {base}dataset/imagenet
+{base}paper/{id}/link/{hash}      a link node carrying evidence (rdf:Statement + prov:Entity)
+{base}graph/paper/{id}            the named graph holding everything extracted from one paper
+{base}graph/entities              labels, keys and types of extracted entities, shared by all papers
+{base}graph/ontology, {base}graph/vocab   the ontology and the curated vocabularies
+{base}extractor/{version}         the prov:SoftwareAgent that produced links
 """
 
 from __future__ import annotations
@@ -95,14 +95,14 @@ class Iris:
     # --- the way back: IRIs to ids --------------------------------------------------------------
     def paper_id(self, iri: str) -> str | None:
         prefix = self.base + "paper/"
-        if not iri.startswith(prefix) or "/link/" in iri[len(prefix):]:
+        if not iri.startswith(prefix) or "/link/" in iri[len(prefix) :]:
             return None
-        return unquote(iri[len(prefix):])
+        return unquote(iri[len(prefix) :])
 
     def entity_id_of(self, iri: str) -> str | None:
         if not iri.startswith(self.base):
             return None
-        rest = iri[len(self.base):]
+        rest = iri[len(self.base) :]
         segment, _, name = rest.partition("/")
         return rest if segment in _TYPE_BY_SEGMENT and name and "/" not in name else None
 

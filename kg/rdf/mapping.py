@@ -151,8 +151,17 @@ class GraphMapper:
             self._declare(describe, r.object, (), declared)
         return MappedPaper(g.value, _dedupe(out), _dedupe(shared))
 
-    def _evidence(self, add: _Add, node: NamedNode, s: NamedNode, rel: NamedNode, o: NamedNode,
-                  ev: Evidence, paper: NamedNode, agent: NamedNode) -> None:
+    def _evidence(
+        self,
+        add: _Add,
+        node: NamedNode,
+        s: NamedNode,
+        rel: NamedNode,
+        o: NamedNode,
+        ev: Evidence,
+        paper: NamedNode,
+        agent: NamedNode,
+    ) -> None:
         add(node, _TYPE, self.kg("Link"))
         add(node, RDF + "subject", s)
         add(node, RDF + "predicate", rel)
@@ -197,4 +206,3 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
             seen.add(q)
             out.append(q)
     return out
-

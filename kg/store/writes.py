@@ -27,8 +27,10 @@ class Meta:
         """Update text replacing the generation token with a fresh one (time-ordered, unique)."""
         token = ox.Literal(f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}")
         g, p = self.graph, self.predicate
-        return (f"DELETE WHERE {{ GRAPH {g} {{ {g} {p} ?old }} }} ;\n"
-                f"INSERT DATA {{ GRAPH {g} {{ {g} {p} {token} }} }}")
+        return (
+            f"DELETE WHERE {{ GRAPH {g} {{ {g} {p} ?old }} }} ;\n"
+            f"INSERT DATA {{ GRAPH {g} {{ {g} {p} {token} }} }}"
+        )
 
     def query(self) -> str:
         """SELECT ?token of the current generation (no row when the store was never written)."""
@@ -39,7 +41,9 @@ def _iri(graph: str) -> str:
     return str(ox.NamedNode(graph))  # raises ValueError on anything that is not an IRI
 
 
-def replace_update(graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta, shared: Sequence[ox.Quad] = ()) -> str:
+def replace_update(
+    graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta, shared: Sequence[ox.Quad] = ()
+) -> str:
     """One update: delete the content of every graph, insert the new triples, bump the generation.
 
     The key is the graph; each quad's own graph name is ignored (its triple lands in the key's graph).
@@ -50,8 +54,11 @@ def replace_update(graphs: Mapping[str, Sequence[ox.Quad]], meta: Meta, shared: 
     empty = [_iri(g) for g, quads in graphs.items() if not quads]
     parts = [f"DROP SILENT GRAPH {g}" for g in empty]
     if full:
-        parts.append("DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { VALUES ?g { "
-                     + " ".join(full) + " } GRAPH ?g { ?s ?p ?o } }")
+        parts.append(
+            "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { VALUES ?g { "
+            + " ".join(full)
+            + " } GRAPH ?g { ?s ?p ?o } }"
+        )
     blocks = [f"GRAPH {g} {{\n{_ntriples(quads)}}}" for g, quads in full.items()]
     blocks += [f"GRAPH {g} {{\n{_ntriples(quads)}}}" for g, quads in group_by_graph(shared).items()]
     if blocks:
