@@ -181,3 +181,36 @@ def test_killed_build_leaves_each_paper_whole_or_absent(tmp_path: Path) -> None:
     for graph, n in got.items():
         assert n == expected[graph.rsplit("-", 1)[0]], graph
     assert "conforms" in kg("validate", "--store", store).stdout
+
+
+def test_warnings_print_bracketed_file_names_verbatim(tmp_path: Path) -> None:
+    src = tmp_path / "[red]odd.jsonl"
+    src.write_text(json.dumps({"id": "ok1", "abstract": "We train on MNIST."}) + "\n{broken\n")
+    proc = kg("extract", src)
+    assert "[red]odd.jsonl:line 2" in proc.stderr
+
+
+def test_sparql_select_prints_rows(seed_store: Path) -> None:
+    q = "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a <https://w3id.org/paperkg/ontology#Paper> }"
+    assert json.loads(kg("sparql", q, "--store", seed_store).stdout) == [{"n": "19"}]
+
+
+def test_sparql_update_is_refused_and_writes_nothing(seed_store: Path) -> None:
+    proc = kg("sparql", "DROP ALL", "--store", seed_store, check=False)
+    assert proc.returncode != 0 and "read-only" in proc.stderr
+    assert json.loads(kg("stats", "--json", "--store", seed_store).stdout)["papers"] == 19
+
+
+def test_viz_writes_an_svg_holding_the_dataset(seed_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "imagenet.svg"
+    kg("viz", "ImageNet", "-o", out, "--store", seed_store)
+    assert "ImageNet" in out.read_text()
+
+
+def test_export_graphml_for_graph_tools(seed_store: Path, tmp_path: Path) -> None:
+    import networkx as nx
+
+    out = tmp_path / "kg.graphml"
+    kg("export", "--format", "graphml", "-o", out, "--store", seed_store)
+    types = {d.get("type") for _, d in nx.read_graphml(out).nodes(data=True)}
+    assert {"Paper", "Dataset", "Task"} <= types
