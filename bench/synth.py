@@ -30,7 +30,7 @@ _FILLER = (
     "However, existing approaches such as {method2} remain brittle when the data distribution shifts.",
     "Despite its importance, {task} under limited supervision is still poorly understood.",
     "Our analysis reveals that the optimisation landscape is dominated by a small number of directions.",
-    "We further provide a theoretical justification showing convergence at a linear rate under mild assumptions.",
+    "We further provide a theoretical justification showing linear convergence under mild assumptions.",
     "Ablation studies confirm that each component contributes to the final performance.",
     "The approach is simple to implement and adds negligible computational overhead at inference time.",
     "These findings suggest that scaling alone does not explain the observed generalisation behaviour.",
@@ -64,8 +64,8 @@ def _invented(rng: random.Random, n: int, upper: bool) -> list[str]:
 def entity_pool(seed: int = 7, invented: int = 3000) -> Pool:
     """Vocabulary names per type plus `invented` new method and dataset names each (seeded)."""
     rng = random.Random(seed)
-    names: dict[EntityType, list[str]] = {t: [] for t in
-                                          ("Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat")}
+    types: tuple[EntityType, ...] = ("Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat")
+    names: dict[EntityType, list[str]] = {t: [] for t in types}
     try:
         from kg.vocab import load_vocabulary
 
@@ -142,7 +142,10 @@ def _sentence_at(text: str, start: int) -> str:
     return text[a: b + 1 if b >= 0 else len(text)]
 
 
-def _generate(n: int, seed: int, pool: Pool | None) -> Iterator[tuple[Paper, Sequence[tuple[str, EntityType, str]]]]:
+LinkSpec = tuple[str, EntityType, str]
+
+
+def _generate(n: int, seed: int, pool: Pool | None) -> Iterator[tuple[Paper, Sequence[LinkSpec]]]:
     pool = pool or entity_pool(seed)
     rng = random.Random(seed * 1_000_003 + n)
     venues = ("ICML", "NeurIPS", "ICLR", "CVPR", "ACL", "AAAI", "KDD")
@@ -163,7 +166,8 @@ def _generate(n: int, seed: int, pool: Pool | None) -> Iterator[tuple[Paper, Seq
             sents.insert(len(sents) - 1, s)
             words += len(s.split())
         title_method = links[1][0]
-        title = f"{title_method}: {rng.choice(('Towards', 'Rethinking', 'Scaling', 'Learning'))} {links[0][0]}"
+        verb = rng.choice(("Towards", "Rethinking", "Scaling", "Learning"))
+        title = f"{title_method}: {verb} {links[0][0]}"
         yield Paper(id=f"synth-{i:06d}", abstract=" ".join(sents), title=title,
                     authors=(f"Author {rng.randint(1, 50_000)}", f"Author {rng.randint(1, 50_000)}"),
                     venue=rng.choice(venues), year=rng.randint(2015, 2025), source=f"synth:{i}"), links
