@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import strawberry
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
     MaxAliasesLimiter,
     MaxTokensLimiter,
@@ -173,12 +174,17 @@ class Mutation:
 
 def build_schema(settings: Settings) -> strawberry.Schema:
     """The schema with the public limits from `settings` and strawberry's parse/validation caches."""
+    # The limiters' rule classes are made once: QueryDepthLimiter / MaxAliasesLimiter build a new class per
+    # instance, and the validation cache is keyed by the rule classes, so per-request limiters never hit it.
+    rules = [
+        *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+    ]
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
         extensions=[  # factories: a fresh extension per request (the parse/validation caches are global)
-            lambda: QueryDepthLimiter(max_depth=settings.max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            lambda: AddValidationRules(rules),
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: ParserCache(maxsize=512),
             lambda: ValidationCache(maxsize=512),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +15,19 @@ from kg.query.search import SearchIndex
 from kg.query.sparql import paper_relations, prefixes
 from kg.rdf.iris import Iris
 from kg.settings import DEFAULT_BASE_IRI
-from kg.store.types import Row, Store, Term
+from kg.store.types import QueryTimeout, Row, Store, Term
+
+_DEADLINE: ContextVar[float | None] = ContextVar("kg_query_deadline", default=None)
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Refuse further queries of this context (thread pool hops included) after `seconds`."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
 
 
 @dataclass(slots=True)
@@ -40,6 +56,9 @@ class QueryContext:
 
     def select(self, body: str, bindings: dict[str, Term] | None = None) -> list[Row]:
         """Run `body` (without prefixes) as a SELECT over the union of all graphs."""
+        end = _DEADLINE.get()
+        if end is not None and time.monotonic() > end:
+            raise QueryTimeout("query time budget spent")
         return self.store.select(self.prologue + body, bindings, timeout_s=self.timeout_s)
 
     def term(self, local: str) -> NamedNode:
