@@ -43,6 +43,8 @@ def _match(short: str, long: str, strict: bool = True) -> str | None:
     found = best_long_form(core, long, strict)
     if found is None and any(d in core for d in _DIGIT_WORDS):
         found = best_long_form("".join(_DIGIT_WORDS.get(ch, ch) for ch in core), long)
+    if found is None and core[-1:].isdigit() and len(core.rstrip("0123456789")) >= 2:
+        found = best_long_form(core.rstrip("0123456789"), long, strict)  # "CORe3": a version digit
     return found
 
 

@@ -19,7 +19,7 @@ from kg.extract.common import (
     mention,
 )
 from kg.extract.threats import THREAT_HEADS
-from kg.extract.topics import TASK_HEADS
+from kg.extract.words import TASK_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
@@ -160,7 +160,7 @@ class Canonicaliser:
                     aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
             ent["aliases"] = aliases
             entities.append(ent)
-        entities = _merge_generic_agents(entities)
+        entities = _drop_named_agents(_merge_generic_agents(entities))
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
@@ -208,13 +208,20 @@ def _merge_generic_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]
     return [e for e in entities if id(e) not in generic]
 
 
+def _drop_named_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ "CAB agents" where CAB is the paper's own proposal is that artefact, not an application domain."""
+    own = {e["name"].lower() for e in entities if e["relation"] in PROPOSE}
+    return [e for e in entities if not (e["type"] == "Domain" and e["name"].lower().split()[0] in own)]
+
+
 def _drop_nested(ms: list[Mention]) -> list[Mention]:
-    """A pattern mention strictly inside another mention of the same type adds nothing."""
+    """A mention strictly inside another of the same type, or inside a defined term, adds nothing
+    ("distribution learning" in "label distribution learning (LDL)")."""
     keep = []
     for m in ms:
         inside = any(
             o is not m
-            and o["type"] == m["type"]
+            and (o["type"] == m["type"] or o["rule"] == "defined-term")
             and o["start"] <= m["start"]
             and m["end"] <= o["end"]
             and (o["end"] - o["start"]) > (m["end"] - m["start"])

@@ -28,6 +28,11 @@ _LIST_BEFORE = re.compile(
     r"[\w.+-]+)\s+" + _DS + r"\b"
 )
 _NAME_NEXT = re.compile(r"\s+[A-Z][\w.+-]*[A-Z0-9]")  # a name-shaped word right after the dataset word
+_COUNTED = re.compile(
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|various|multiple|many|numerous|"
+    r"diverse|different|all|both)\s+(?:[\w-]+\s+)?$",
+    re.I,
+)
 _DS_WORD = re.compile(r"\s" + _DS + r"\b")  # cheap precheck for _LIST_BEFORE (case-sensitive like it)
 # "datasets such as X and Y", "benchmarks (e.g., X, Y)", "the IPI benchmark AgentDojo"
 _LIST_AFTER = re.compile(
@@ -129,7 +134,14 @@ class EvaluationRules:
             for m in _LIST_BEFORE.finditer(text) if _DS_WORD.search(text) else ():
                 if _NAME_NEXT.match(text, m.end()):
                     continue  # "the IPI benchmark AgentDojo": the name follows, the word before is a modifier
-                for s, e, w in _names(m.group(1), off + m.start(1), 1):
+                items = _names(m.group(1), off + m.start(1), 1)
+                if (
+                    len(items) == 1
+                    and _COUNTED.search(text, 0, m.start(1))
+                    and m.group().endswith(("s", "a"))
+                ):
+                    continue  # "on four CMORL benchmarks": a kind of benchmark, not the name of one
+                for s, e, w in items:
                     if not self._known(w):
                         out.append(
                             mention(

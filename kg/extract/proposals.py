@@ -71,6 +71,7 @@ _REPO = re.compile(
     r"(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(?:datasets/)?[\w.-]+/([\w.-]+)", re.I
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+_NAME_AFTER_HEAD = re.compile(r"\s*[a-z]+\s+(?:\(\s*)?[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w-]*")
 
 
 def kind_near(text: str) -> tuple[str, str] | None:
@@ -228,6 +229,8 @@ class ProposalFinder:
                     )
                 ):
                     continue  # "the LVLM-generated captions": a modifier, not a name
+                if nxt and nxt.group(1) in KIND_BY_HEAD and _NAME_AFTER_HEAD.match(text, m.end()):
+                    continue  # "a Background-Insensitive approach BINet": the name follows the head noun
                 if self._ok(m.group(), 1 if (named or appos) else 2, False):
                     cands.append((off + m.start(), off + m.end(), m.group()))
             if cands:

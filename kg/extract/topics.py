@@ -19,190 +19,22 @@ from kg.extract.common import (
     token_indices,
 )
 from kg.extract.threats import THREAT_HEADS, threat_mentions
+from kg.extract.words import CUES, STOP_MODS, TASK_HEADS, words
 from kg.names import singular
 
-TASK_HEADS = frozenset(
-    [
-        "generation",
-        "prediction",
-        "detection",
-        "forecasting",
-        "classification",
-        "recognition",
-        "segmentation",
-        "estimation",
-        "recommendation",
-        "retrieval",
-        "translation",
-        "summarization",
-        "answering",
-        "clustering",
-        "mapping",
-        "tracking",
-        "captioning",
-        "synthesis",
-        "completion",
-        "reconstruction",
-        "localization",
-        "parsing",
-        "planning",
-        "navigation",
-        "editing",
-        "matching",
-        "ranking",
-        "quantization",
-        "pruning",
-        "simulation",
-        "reasoning",
-        "grounding",
-        "inpainting",
-        "denoising",
-        "restoration",
-        "super-resolution",
-        "discovery",
-        "imputation",
-        "compression",
-        "distillation",
-        "unlearning",
-        "alignment",
-        "manipulation",
-        "verification",
-        "extraction",
-        "labeling",
-        "labelling",
-        "tagging",
-        "understanding",
-        "design",
-        "separation",
-        "modeling",
-        "modelling",
-    ]
-)
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
-STOP_MODS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "our",
-        "their",
-        "its",
-        "his",
-        "her",
-        "such",
-        "other",
-        "various",
-        "several",
-        "many",
-        "multiple",
-        "different",
-        "new",
-        "novel",
-        "existing",
-        "prior",
-        "previous",
-        "current",
-        "recent",
-        "proposed",
-        "efficient",
-        "effective",
-        "robust",
-        "accurate",
-        "better",
-        "improved",
-        "strong",
-        "stronger",
-        "successful",
-        "sophisticated",
-        "simple",
-        "general",
-        "generic",
-        "standard",
-        "typical",
-        "common",
-        "key",
-        "significant",
-        "challenging",
-        "difficult",
-        "complex",
-        "important",
-        "downstream",
-        "specific",
-        "same",
-        "further",
-        "more",
-        "most",
-        "less",
-        "real-world",
-        "practical",
-        "large",
-        "small",
-        "high",
-        "low",
-        "good",
-        "poor",
-        "fine",
-        "full",
-        "final",
-        "first",
-        "second",
-        "two",
-        "three",
-        "diverse",
-        "unified",
-        "overall",
-        "total",
-        "any",
-        "all",
-        "each",
-        "both",
-        "some",
-        "few",
-        "many",
-        "several",
-        "fast",
-        "faster",
-        "scalable",
-        "reliable",
-    ]
-)
 _HEADS = TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
 # "the X task", and "a new X dataset/benchmark" (data made for the task X)
 _TASK_NEXT = frozenset(
     ["task", "tasks", "problem", "problems", "dataset", "datasets", "benchmark", "benchmarks"]
 )
+_NOUNS_AFTER = frozenset(["NN", "NNS", "NNP", "NNPS"])
+# "transformer-based grounding", "background-insensitive recognition": how it is done, not what
+_NOT_JOINED = words(
+    "based driven guided aware powered insensitive sensitive agnostic specific centric oriented free"
+)
 _DATA_WORDS = frozenset(["dataset", "datasets", "benchmark", "benchmarks"])
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
-_CUES = frozenset(
-    [
-        "for",
-        "address",
-        "addresses",
-        "addressing",
-        "tackle",
-        "tackles",
-        "tackling",
-        "study",
-        "studies",
-        "studying",
-        "on",
-        "consider",
-        "considers",
-        "solve",
-        "solves",
-        "improve",
-        "improves",
-        "in",
-        "of",
-        "to",
-        "toward",
-        "towards",
-    ]
-)
 
 
 def phrase_left(head: Token) -> tuple[int, list[Token]]:
@@ -216,13 +48,36 @@ def phrase_left(head: Token) -> tuple[int, list[Token]]:
         and doc[j].lower_ not in STOP_MODS
         and i - j <= 5
     ):
+        if doc[j].tag_ == "HYPH" and _joins(doc, j):  # "time-series forecasting", "next-word prediction"
+            toks[:0] = [doc[j - 1], doc[j]]
+            j -= 2
+            continue
         if doc[j].tag_ == "HYPH" or doc[j].text == "/" and (j == 0 or doc[j - 1].tag_ not in _NOUNISH):
+            if toks and doc[j].tag_ == "HYPH" and not doc[j].whitespace_:
+                toks.pop(0)  # "graph-based recommendation": "based" alone is no modifier
             break
         toks.insert(0, doc[j])
         j -= 1
     while toks and (toks[0].tag_ in ("HYPH", "CD") or toks[0].text == "/"):
         toks.pop(0)
     return j, toks
+
+
+def _phrase_start(doc: Doc, i: int) -> bool:
+    """Token `i` starts the title, the abstract or a title part after a colon."""
+    return i == 0 or doc[i - 1].text in (":", "\n\n")
+
+
+def _joins(doc: Doc, j: int) -> bool:
+    """Token `j` is a hyphen inside a word whose left part is a content word ("time-series", not "-based")."""
+    return (
+        j >= 1
+        and not doc[j].whitespace_
+        and not doc[j - 1].whitespace_
+        and doc[j - 1].tag_ in _NOUNISH
+        and doc[j - 1].lower_ not in STOP_MODS
+        and (j + 1 >= len(doc) or doc[j + 1].lower_ not in _NOT_JOINED)
+    )
 
 
 def _text(doc: Doc, toks: list[Token], head: Token) -> tuple[int, int, str]:
@@ -255,7 +110,7 @@ class TopicRules:
                 if not mods or not any(t.tag_ in ("NN", "NNS", "NNP", "JJ", "VBG") for t in mods):
                     continue
                 while len(mods) > 1 and (
-                    (mods[0].tag_ == "VBG" and (mods[0].i == 0 or doc[mods[0].i - 1].text in (":", "\n\n")))
+                    (mods[0].lower_.endswith("ing") and _phrase_start(doc, mods[0].i))
                     or (next_word in _DATA_WORDS and name_strength(mods[0].text) == 2)
                 ):
                     mods.pop(0)  # "Improving X detection" (a verb); "the nuScenes 3D detection benchmark"
@@ -263,11 +118,15 @@ class TopicRules:
                     continue  # "implicit modeling" is a way of working; "circulation modeling" is a task
                 cue = doc[left].lower_ if left >= 0 else ""
                 in_title = tok.idx < title_end
-                if in_title and not (left < 0 or cue in _CUES or cue == ":"):
+                if next_word not in _TASK_NEXT and doc[min(tok.i + 1, len(doc) - 1)].tag_ in _NOUNS_AFTER:
+                    continue  # "Deep Detection Neural Networks", "calibration images": the head is a modifier
+                if cue == "on" and left >= 1 and doc[left - 1].lower_ == "based":
+                    continue  # "based on Structure Alignment" names a means, not the task
+                if in_title and not (left < 0 or cue in CUES or cue == ":"):
                     continue  # title case misleads the tagger: only "for X", "X:" and title starts
                 if cue in ("-", "/") or (left >= 0 and doc[left].whitespace_ == "" and doc[left].is_alpha):
                     continue
-                if not (in_title or cue in _CUES or (tok.i + 1 < len(doc) and next_word in _TASK_NEXT)):
+                if not (in_title or cue in CUES or (tok.i + 1 < len(doc) and next_word in _TASK_NEXT)):
                     continue
                 conf = CONF_PATTERN - 0.1 if in_title else CONF_WEAK + 0.15
                 for start, end, text in self._split_slash(doc, mods, tok):
@@ -278,6 +137,11 @@ class TopicRules:
                 out.extend(threat_mentions(tok, phrase_left(tok)[1]))
             elif low in DOMAIN_HEADS:
                 _, mods = phrase_left(tok)
+                while mods and (
+                    (mods[0].tag_ in ("VBG", "VBN", "VBD") and mods[0].dep_ not in ("amod", "compound"))
+                    or (mods[0].lower_.endswith("ing") and _phrase_start(doc, mods[0].i))
+                ):
+                    mods.pop(0)  # "developing AI agents", "Scaling SWE Agents" (not "shopping agents")
                 if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], "agents"])

@@ -22,11 +22,22 @@ from kg.extract.common import (
     name_strength,
 )
 from kg.extract.lexicon import LexEntry, Lexicon, load_lexicon
+from kg.extract.words import words
 from kg.types import EntityRef
 
 _RESOLUTION = re.compile(r"^\s*(?:\$\\times\$|\\times|×|x)\s*\d+")  # "256$\times$256", "64×64"
 _TRAILING_NUM = re.compile(r"[-_ ]?\d+$")
 _MODEL_SIZE = re.compile(r"(?i)[-_ ]?(\d+(\.\d+)?[bmk]|instruct|chat|base|it|hf|v\d+(\.\d+)?)$")
+# "Transformer-Based", "BERT-Style": a compound adjective, not a named variant
+_NOT_VARIANT = words(
+    "based like style aware free driven guided specific level wise agnostic only inspired enhanced powered "
+    "centric oriented friendly assisted augmented"
+)
+_COMPOUND_ADJ = re.compile(r"-(?:" + "|".join(sorted(_NOT_VARIANT)) + r")\b", re.I)
+_PART_NOUNS = words(
+    "loss losses mechanism mechanisms module modules ability abilities capability capabilities layer layers "
+    "head heads block blocks component components branch objective"
+)
 _UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 
@@ -88,9 +99,12 @@ class VocabMatcher:
         covered = [False] * (len(text) + 1)
         for span in filter_spans([s for s, _ in found]):
             e = self.entries[span.label_]
-            if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5:
+            compound = (
+                _COMPOUND_ADJ.match(text, span.end_char) is not None
+            )  # "BERT-based", "Transformer-Based"
+            if _glued(text, span.start_char, span.end_char) and len(span.text) <= 5 and not compound:
                 continue  # "QA" in "QA-SFT" is not question answering
-            if re.match(r"-[A-Z0-9]", text[span.end_char : span.end_char + 2]):
+            if re.match(r"-[A-Z0-9]", text[span.end_char : span.end_char + 2]) and not compound:
                 continue  # "CIFAR-100-LT": a named variant, left to the name-word rules
             if (
                 len(span) == 1
@@ -101,6 +115,8 @@ class VocabMatcher:
                 and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj")
             ):
                 continue  # "boosting performance" is a verb, not the method
+            if e.ref.type == "Task" and span.end < len(doc) and doc[span.end].lower_ in _PART_NOUNS:
+                continue  # "image classification loss", "feature selection mechanism": a part, not the task
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
                 conf = CONF_VOCAB_CASE
@@ -244,7 +260,8 @@ class VocabMatcher:
             )
             return
         # "CIFAR-10-LT", "SVHN-LT": a named variant of a known dataset/method is its own entity.
-        if "-" in word and re.match(r"[A-Z0-9]", word.rsplit("-", 1)[1]):
+        suffix = word.rsplit("-", 1)[-1]
+        if "-" in word and re.match(r"[A-Z0-9]", suffix) and suffix.lower() not in _NOT_VARIANT:
             base_word = word.rsplit("-", 1)[0]
             base = lex.lookup(base_word)
             if (

@@ -1,0 +1,37 @@
+"""Word lists of the topic rules: task head nouns, modifiers that end a phrase, cue words before a task."""
+
+from __future__ import annotations
+
+
+def words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of `text` as a set."""
+    return frozenset(text.split())
+
+
+# Nominalisations that head a task phrase: "image generation", "coastal circulation modeling".
+TASK_HEADS = words(
+    "generation prediction detection forecasting classification recognition segmentation estimation "
+    "recommendation retrieval translation summarization answering clustering mapping tracking captioning "
+    "synthesis completion reconstruction localization parsing planning navigation editing matching "
+    "ranking quantization pruning simulation reasoning grounding inpainting denoising restoration "
+    "super-resolution discovery imputation compression distillation unlearning alignment manipulation "
+    "verification extraction labeling labelling tagging understanding design separation modeling "
+    "modelling calibration identification"
+)
+
+# Determiners and evaluative words: the phrase starts after them ("a robust X detection").
+STOP_MODS = words(
+    "a an the this that these those our their its his her such other various several many multiple "
+    "different new novel existing prior previous current recent proposed efficient effective robust "
+    "accurate better improved strong stronger successful sophisticated simple general generic standard "
+    "typical common key significant challenging difficult complex important downstream specific same "
+    "further more most less real-world practical large small high low good poor fine full final first "
+    "second two three diverse unified overall total any all each both some few fast faster scalable "
+    "reliable using via resulting"
+)
+
+# Words before a task phrase that make it the problem addressed ("for X", "we study X").
+CUES = words(
+    "for address addresses addressing tackle tackles tackling study studies studying on consider "
+    "considers solve solves improve improves in of to toward towards"
+)

@@ -1,0 +1,67 @@
+"""Precision rules found on real abstracts, shown on invented ones: modifiers are not names, parts are not
+tasks, kinds of benchmark are not benchmarks, the paper's own agent is not a domain."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.extract import Extractor
+from kg.types import Paper
+
+
+@pytest.fixture(scope="module")
+def extractor() -> Extractor:
+    return Extractor()
+
+
+def found(extractor: Extractor, abstract: str, type_: str, title: str | None = None) -> set[str]:
+    ex = extractor.extract_one(Paper(id="t", abstract=abstract, title=title))
+    return {lk.entity.name for lk in ex.links if lk.entity.type == type_}
+
+
+def test_the_name_after_the_head_noun_is_proposed(extractor: Extractor) -> None:
+    text = "We propose a Noise-Tolerant approach QuarkNet for sparse graphs."
+    assert found(extractor, text, "Method") == {"QuarkNet"}
+
+
+def test_an_acronym_with_a_version_digit_is_defined(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(id="t", abstract="We propose Sparse Token Routing Engine (STRE2), a router.")
+    )
+    assert [(lk.entity.name, lk.aliases) for lk in ex.links] == [("STRE2", ("Sparse Token Routing Engine",))]
+
+
+def test_a_hyphenated_word_stays_in_the_task(extractor: Extractor) -> None:
+    assert found(extractor, "We address next-frame prediction for traffic.", "Task") == {
+        "next-frame prediction"
+    }
+
+
+def test_a_based_compound_is_not_part_of_the_task(extractor: Extractor) -> None:
+    assert found(extractor, "We study kernels for lattice-based forecasting.", "Task") == set()
+
+
+def test_a_task_word_before_a_part_noun_is_no_task(extractor: Extractor) -> None:
+    assert found(extractor, "We design a new image classification loss.", "Task") == set()
+
+
+def test_a_task_head_before_another_noun_is_no_task(extractor: Extractor) -> None:
+    assert found(extractor, "The tool guides users towards optimal calibration images.", "Task") == set()
+
+
+def test_based_compound_links_the_base_method(extractor: Extractor) -> None:
+    assert found(extractor, "We adapt Transformer-Based encoders to audio.", "Method") == {"Transformer"}
+
+
+def test_a_counted_kind_of_benchmark_is_not_a_dataset(extractor: Extractor) -> None:
+    assert found(extractor, "Experiments on four ZQR benchmarks show gains.", "Dataset") == set()
+
+
+def test_the_papers_own_agent_is_not_a_domain(extractor: Extractor) -> None:
+    text = "We present Wibble, a planner, and deploy Wibble agents in board games."
+    assert found(extractor, text, "Domain") == set()
+
+
+def test_a_participle_is_not_part_of_a_domain(extractor: Extractor) -> None:
+    text = "The resulting warehouse agents coordinate without a central planner."
+    assert found(extractor, text, "Domain") == {"warehouse agents"}
