@@ -65,3 +65,8 @@ def test_the_papers_own_agent_is_not_a_domain(extractor: Extractor) -> None:
 def test_a_participle_is_not_part_of_a_domain(extractor: Extractor) -> None:
     text = "The resulting warehouse agents coordinate without a central planner."
     assert found(extractor, text, "Domain") == {"warehouse agents"}
+
+
+def test_a_task_after_an_aware_compound_keeps_its_cue(extractor: Extractor) -> None:
+    text = "We study drift-aware schema matching across tables."
+    assert found(extractor, text, "Task") == {"schema matching"}

@@ -55,6 +55,7 @@ def phrase_left(head: Token) -> tuple[int, list[Token]]:
         if doc[j].tag_ == "HYPH" or doc[j].text == "/" and (j == 0 or doc[j - 1].tag_ not in _NOUNISH):
             if toks and doc[j].tag_ == "HYPH" and not doc[j].whitespace_:
                 toks.pop(0)  # "graph-based recommendation": "based" alone is no modifier
+                j -= 2 if j >= 1 and not doc[j - 1].whitespace_ else 0  # the cue is before "graph-based"
             break
         toks.insert(0, doc[j])
         j -= 1
