@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
 
 from pyoxigraph import NamedNode
 
+from kg.query.memo import GenerationCache
 from kg.query.search import SearchIndex
 from kg.query.sparql import paper_relations, prefixes
 from kg.rdf.iris import Iris
@@ -38,7 +38,7 @@ class QueryContext:
     iris: Iris
     index: SearchIndex
     timeout_s: float | None = None
-    cache: dict[tuple[str, str], Any] = field(default_factory=dict)  # per store generation
+    memo: GenerationCache = field(default_factory=GenerationCache)  # derived answers, per generation
     prologue: str = field(init=False)
     relations: list[NamedNode] = field(init=False)
 

@@ -31,19 +31,31 @@ def resolve(ctx: QueryContext, name: str, type_: EntityType | None = None, expan
     key = match_key(name)
     if not key:
         return []
-    rows = ctx.select(
-        f"SELECT DISTINCT ?e WHERE {{ {values('k', [Literal(key)])} ?e kg:key ?k . "
-        f"?e a ?t . {type_values(ctx, type_)} }}"
-    )
-    found = sorted({text(r, "e") or "" for r in rows} - {""})
-    return sorted({n.value for n in _closure(ctx, _EXPAND_PLUS, found)}) if expand and found else found
+
+    def compute() -> list[str]:
+        rows = ctx.select(
+            f"SELECT DISTINCT ?e WHERE {{ {values('k', [Literal(key)])} ?e kg:key ?k . "
+            f"?e a ?t . {type_values(ctx, type_)} }}"
+        )
+        found = sorted({text(r, "e") or "" for r in rows} - {""})
+        return sorted({n.value for n in _closure(ctx, _EXPAND_PLUS, found)}) if expand and found else found
+
+    return ctx.memo.get(ctx.store, ("resolve", key, type_, expand), compute, len)
 
 
 def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, EntityInfo]:
-    """EntityInfo for each IRI that names a declared entity (two queries, whatever the count)."""
+    """EntityInfo for each IRI that names a declared entity (cached per store generation; on a miss, two
+    queries whatever the count)."""
     nodes = [n for n in {iri_or_none(i) for i in iris} if n is not None and ctx.iris.entity_id_of(n.value)]
     if not nodes:
         return {}
+    wanted = (n.value for n in nodes)
+    found = ctx.memo.per_node(ctx.store, "entity", wanted, lambda m: _describe(ctx, m), None)
+    return {iri: info for iri, info in found.items() if info is not None}
+
+
+def _describe(ctx: QueryContext, iris: Sequence[str]) -> dict[str, EntityInfo | None]:
+    nodes = [NamedNode(i) for i in iris]
     labels: dict[str, str] = {}
     alts: dict[str, set[str]] = defaultdict(set)
     kinds: dict[str, str] = {}
@@ -59,7 +71,7 @@ def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, Entity
         elif p == ctx.iris.term("kind"):
             kinds.setdefault(e, v)
     counts = paper_counts(ctx, nodes)
-    out: dict[str, EntityInfo] = {}
+    out: dict[str, EntityInfo | None] = {}
     for iri, name in labels.items():
         eid = ctx.iris.entity_id_of(iri) or ""
         etype = ctx.iris.type_of_entity_id(eid)
@@ -72,17 +84,26 @@ def entities_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, Entity
 
 
 def paper_counts(ctx: QueryContext, nodes: Sequence[NamedNode]) -> dict[str, int]:
-    rows = ctx.select(
-        f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {values('e', nodes)} "
-        f"?p ?r ?e . ?p a kg:Paper }} GROUP BY ?e"
-    )
+    """How many papers link to each entity (cached per store generation)."""
+    return ctx.memo.counts(ctx.store, (n.value for n in nodes), lambda iris: _count(ctx, iris))
+
+
+_EVERY = 2_000  # beyond this many entities one aggregate over every link is cheaper than a VALUES block
+
+
+def _count(ctx: QueryContext, iris: Sequence[str]) -> dict[str, int]:
+    """Distinct papers per entity over the direct link triples: one UNION branch per relation (a VALUES or
+    FILTER on ?r makes Oxigraph evaluate the relations as a cross product), `?e` bound first."""
+    branches = " UNION ".join(f"{{ ?p {r} ?e }}" for r in ctx.relations)
+    scope = "" if len(iris) > _EVERY else values("e", [NamedNode(i) for i in iris])
+    rows = ctx.select(f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {scope} {branches} }} GROUP BY ?e")
     return {text(r, "e") or "": integer(r, "n") for r in rows}
 
 
 def entity(
     ctx: QueryContext, id: str | None = None, name: str | None = None, type_: EntityType | None = None
 ) -> EntityInfo | None:
-    """The entity with this public id, or the best match for `name` (linked, own name, most papers first)."""
+    """The entity with this public id, or the best match for `name` (own name, then most papers, then id)."""
     if id is not None:
         eid_type = ctx.iris.type_of_entity_id(id)
         if eid_type is None or (type_ and eid_type != type_):
@@ -95,8 +116,8 @@ def entity(
         return None
     found = entities_by_iris(ctx, resolve(ctx, name, type_)).values()
     key = match_key(name)
-    # an entity some paper links to beats a vocabulary-only entry; then its own name beats an alias
-    ranked = sorted(found, key=lambda e: (e.paper_count == 0, match_key(e.name) != key, -e.paper_count, e.id))
+    # an exact canonical-name match beats an alias match; then the most linked entity; then the id
+    ranked = sorted(found, key=lambda e: (match_key(e.name) != key, -e.paper_count, e.id))
     return ranked[0] if ranked else None
 
 
@@ -125,23 +146,14 @@ def entities(
 
 def _ranking(ctx: QueryContext, type_: EntityType | None) -> list[tuple[int, str]]:
     """(-paper count, IRI) of every entity of a type, sorted; computed once per store generation."""
-    gen = ctx.store.generation()
-    key = (gen, type_ or "*")
-    hit = ctx.cache.get(key)
-    if hit is None:
-        counts = ctx.cache.get((gen, "counts"))
-        if counts is None:
-            rows = ctx.select(
-                "SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper . ?p ?r ?e . } GROUP BY ?e"
-            )
-            counts = {text(r, "e") or "": integer(r, "n") for r in rows}
+
+    def compute() -> list[tuple[int, str]]:
         rows = ctx.select(f"SELECT DISTINCT ?e WHERE {{ ?e a ?t . {type_values(ctx, type_)} }}")
-        hit = sorted((-counts.get(iri, 0), iri) for r in rows if (iri := text(r, "e") or ""))
-        if len(ctx.cache) > 32:
-            ctx.cache.clear()
-        ctx.cache[(gen, "counts")] = counts
-        ctx.cache[key] = hit
-    return hit
+        iris = [iri for r in rows if (iri := text(r, "e") or "")]
+        counts = ctx.memo.counts(ctx.store, iris, lambda missing: _count(ctx, missing))
+        return sorted((-counts.get(iri, 0), iri) for iri in iris)
+
+    return ctx.memo.get(ctx.store, ("ranking", type_ or "*"), compute, len)
 
 
 def broader(ctx: QueryContext, iris: Iterable[str], narrower: bool = False) -> dict[str, list[EntityInfo]]:

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import NamedNode
 
 from kg.query import cursor
 from kg.query.context import QueryContext
 from kg.query.entities import resolve
 from kg.query.model import Page, PaperInfo
-from kg.query.sparql import integer, iri_or_none, text, values
+from kg.query.sparql import iri_or_none, text, values
 from kg.types import EntityType
+
+_FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would also read all its links)
+    "dcterms:identifier",
+    "dcterms:title",
+    "dcterms:abstract",
+    "dcterms:creator",
+    "dcterms:issued",
+    "kg:venue",
+    "schema:url",
+    "kg:doi",
+    "kg:hasCode",
+)
 
 
 def paper(ctx: QueryContext, paper_id: str) -> PaperInfo | None:
@@ -26,9 +39,8 @@ def papers_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, PaperInf
     if not nodes:
         return {}
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row in ctx.select(
-        f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} ?p ?k ?v }}"  # fields picked below
-    ):
+    fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
+    for row in ctx.select(f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} {fields} }}"):
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
     out: dict[str, PaperInfo] = {}
@@ -71,7 +83,6 @@ def papers(
     and includes their variants and narrower entities. `entity_iris` (+ `relation`) restricts to papers
     linked to those entities.
     """
-    patterns: list[str] = []
     names: list[tuple[str | None, EntityType]] = [
         (dataset, "Dataset"),
         (task, "Task"),
@@ -79,32 +90,81 @@ def papers(
         (model, "Model"),
         (domain, "Domain"),
     ]
-    for i, (name, etype) in enumerate(names):
+    sets: list[tuple[str, ...]] = []
+    for name, etype in names:
         if name is not None:
-            found = [NamedNode(e) for e in resolve(ctx, name, etype, expand=True)]
-            patterns.append(f"{values(f'e{i}', found)} ?p ?r{i} ?e{i} .")
+            sets.append(linked_ids(ctx, [resolve(ctx, name, etype, expand=True)], None)[0])
     if entity_iris is not None:
-        nodes = [n for n in (iri_or_none(e) for e in entity_iris) if n is not None]
-        patterns.append(f"{values('ex', nodes)} ?p {_pred(ctx, relation)} ?ex .")
+        nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
+        sets.append(linked_ids(ctx, [nodes], relation)[0])
     if search is not None:
-        ids = ctx.index.paper_ids(ctx.store, search)
-        patterns.insert(0, values("p", [NamedNode(ctx.iris.paper(i)) for i in ids]))
-    where = " ".join(patterns) + " ?p a kg:Paper ; dcterms:identifier ?id ."
-    total = integer(ctx.select(f"SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {where} }}")[0], "n")
-    if after:
-        (last,) = cursor.decode("p", after, (str,))
-        where += f" FILTER(STR(?id) > {Literal(last)})"
-    rows = ctx.select(f"SELECT DISTINCT ?p ?id WHERE {{ {where} }} ORDER BY STR(?id) LIMIT {first + 1}")
-    page = [text(r, "p") or "" for r in rows[:first]]
-    infos = papers_by_iris(ctx, page)
-    items = tuple(infos[i] for i in page if i in infos)
-    cursors = tuple(cursor.encode("p", [p.id]) for p in items)
-    return Page(items, total, len(rows) > first, cursors[-1] if cursors else None, cursors)
+        sets.append(tuple(sorted(set(ctx.index.paper_ids(ctx.store, search)))))
+    ids = _intersect(sets) if sets else _all_ids(ctx)
+    return _pages(ctx, [ids], first, after)[0]
 
 
-def _pred(ctx: QueryContext, relation: str | None) -> str:
-    """The predicate of a paper→entity pattern: one relation, or any (`?p a kg:Paper` keeps it to links)."""
-    return "?r" if relation is None else str(NamedNode(ctx.iris.term(relation)))
+def _intersect(sets: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The ids in every sorted tuple, still sorted."""
+    smallest, *rest = sorted(sets, key=len)
+    keep = [frozenset(x) for x in rest]
+    return tuple(i for i in smallest if all(i in k for k in keep))
+
+
+def _all_ids(ctx: QueryContext) -> tuple[str, ...]:
+    def compute() -> tuple[str, ...]:
+        rows = ctx.select("SELECT ?p WHERE { ?p a kg:Paper }")
+        return tuple(sorted({i for r in rows if (i := ctx.iris.paper_id(text(r, "p") or "")) is not None}))
+
+    return ctx.memo.get(ctx.store, ("papers",), compute, len)
+
+
+def linked_ids(
+    ctx: QueryContext, groups: Sequence[Sequence[str]], relation: str | None
+) -> list[tuple[str, ...]]:
+    """For each group of entity IRIs, the sorted ids of the papers linked to any of them (by `relation`
+    if given). Cached per store generation; the groups not cached are fetched in one query."""
+    keys = [("linked", tuple(sorted(set(g))), relation) for g in groups]
+    gen = ctx.memo.generation(ctx.store)
+    out: dict[tuple[str, tuple[str, ...], str | None], tuple[str, ...]] = {k: () for k in keys if not k[1]}
+    for key in keys:
+        hit = ctx.memo.peek(ctx.store, key)
+        if hit is not None:
+            out[key] = hit
+    missing = [k for k in dict.fromkeys(keys) if k not in out]
+    wanted = {e for _, group, _ in missing for e in group}
+    if wanted:
+        preds = [str(NamedNode(ctx.iris.term(relation)))] if relation else [str(r) for r in ctx.relations]
+        branches = " UNION ".join(f"{{ ?p {r} ?e }}" for r in preds)  # no VALUES/FILTER on ?r: see _count
+        scope = values("e", [NamedNode(e) for e in sorted(wanted)])
+        rows = ctx.select(f"SELECT DISTINCT ?e ?p WHERE {{ {scope} {branches} }}")
+        by_entity: dict[str, set[str]] = defaultdict(set)
+        for r in rows:
+            if (pid := ctx.iris.paper_id(text(r, "p") or "")) is not None:  # not entities or link nodes
+                by_entity[text(r, "e") or ""].add(pid)
+        for key in missing:
+            ids = tuple(sorted(set().union(*(by_entity.get(e, set()) for e in key[1]))))
+            out[key] = ids
+            ctx.memo.put(gen, key, ids, len(ids))
+    return [out[k] for k in keys]
+
+
+def _pages(
+    ctx: QueryContext, lists: Sequence[tuple[str, ...]], first: int, after: str | None
+) -> list[Page[PaperInfo]]:
+    """The page after the cursor `after` of each sorted id list; one query for every page's papers."""
+    last = cursor.decode("p", after, (str,))[0] if after else None
+    slices = []
+    for ids in lists:
+        start = bisect.bisect_right(ids, last) if last is not None else 0
+        slices.append((ids, start, ids[start : start + first]))
+    infos = papers_by_iris(ctx, [ctx.iris.paper(i) for _, _, chosen in slices for i in chosen])
+    out = []
+    for ids, start, chosen in slices:
+        items = tuple(p for i in chosen if (p := infos.get(ctx.iris.paper(i))) is not None)
+        cursors = tuple(cursor.encode("p", [p.id]) for p in items)
+        end = cursors[-1] if cursors else None
+        out.append(Page(items, len(ids), start + first < len(ids), end, cursors))
+    return out
 
 
 def _one(fields: dict[str, list[str]], key: str) -> str | None:
@@ -119,27 +179,9 @@ def papers_of_entities(
     first: int = 20,
     after: str | None = None,
 ) -> dict[str, Page[PaperInfo]]:
-    """For each entity, the page of papers linked to it (by `relation` if given): two queries in all."""
-    nodes = [n for n in {iri_or_none(e) for e in entity_iris} if n is not None]
+    """For each entity, the page of papers linked to it (by `relation` if given): two queries at most."""
+    nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
     if not nodes:
         return {}
-    last = cursor.decode("p", after, (str,))[0] if after else None
-    rows = ctx.select(
-        f"SELECT DISTINCT ?e ?p ?id WHERE {{ {values('e', nodes)} ?p {_pred(ctx, relation)} ?e . "
-        "?p a kg:Paper ; dcterms:identifier ?id . } ORDER BY ?e STR(?id)"
-    )
-    by_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for r in rows:
-        by_entity[text(r, "e") or ""].append((text(r, "id") or "", text(r, "p") or ""))
-    slices = {}
-    for e, found in by_entity.items():
-        rest = [x for x in found if last is None or x[0] > last]
-        slices[e] = (len(found), rest[:first], len(rest) > first)
-    infos = papers_by_iris(ctx, [p for _, chosen, _ in slices.values() for _, p in chosen])
-    out: dict[str, Page[PaperInfo]] = {}
-    for n in nodes:
-        total, chosen, more = slices.get(n.value, (0, [], False))
-        items = tuple(infos[p] for _, p in chosen if p in infos)
-        cursors = tuple(cursor.encode("p", [p.id]) for p in items)
-        out[n.value] = Page(items, total, more, cursors[-1] if cursors else None, cursors)
-    return out
+    lists = linked_ids(ctx, [[n] for n in nodes], relation)
+    return dict(zip(nodes, _pages(ctx, lists, first, after), strict=True))
