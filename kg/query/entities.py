@@ -167,8 +167,15 @@ def broader(ctx: QueryContext, iris: Iterable[str], narrower: bool = False) -> d
 
 
 def related(ctx: QueryContext, iris: Iterable[str], first: int = 10) -> dict[str, list[EntityInfo]]:
-    """For each entity, the entities that share the most papers with it (ties by id)."""
-    nodes = [n for n in (iri_or_none(i) for i in iris) if n is not None]
+    """For each entity, the entities that share the most papers with it (ties by id); cached per store
+    generation (a popular entity co-occurs with most of the graph)."""
+    nodes = [n.value for n in (iri_or_none(i) for i in iris) if n is not None]
+    found = ctx.memo.per_node(ctx.store, f"related/{first}", nodes, lambda m: _related(ctx, m, first), [])
+    return {e: infos for e, infos in found.items() if infos}
+
+
+def _related(ctx: QueryContext, iris: list[str], first: int) -> dict[str, list[EntityInfo]]:
+    nodes = [NamedNode(i) for i in iris]
     if not nodes:
         return {}
     rows = ctx.select(
@@ -185,7 +192,14 @@ def related(ctx: QueryContext, iris: Iterable[str], first: int = 10) -> dict[str
 
 
 def defenses(ctx: QueryContext, target: str | None = None, against: str | None = None) -> list[EntityInfo]:
-    """Entities of kind Defense that target `target` (or a narrower domain) and defend against `against`."""
+    """Entities of kind Defense that target `target` (or a narrower domain) and defend against `against`
+    (cached per store generation)."""
+    key = ("defenses", target, against)
+    found = ctx.memo.get(ctx.store, key, lambda: tuple(_defenses(ctx, target, against)), lambda f: len(f) + 1)
+    return list(found)
+
+
+def _defenses(ctx: QueryContext, target: str | None, against: str | None) -> list[EntityInfo]:
     parts = ['?d kg:kind "Defense" .']
     # The narrower closures are resolved first, in their own query: Virtuoso 7.2 drops rows when a `*`
     # path is joined with the UNION below in one query (tests/test_store_virtuoso.py).

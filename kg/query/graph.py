@@ -8,7 +8,7 @@ from pyoxigraph import NamedNode
 
 from kg.query.context import QueryContext
 from kg.query.model import Edge, Node, Subgraph
-from kg.query.sparql import integer, iri_or_none, one_of, text, values
+from kg.query.sparql import integer, iri_or_none, text, values
 from kg.rdf.iris import SKOS
 
 
@@ -25,7 +25,18 @@ def node_iri(ctx: QueryContext, node_id: str) -> str | None:
 
 
 def neighborhood(ctx: QueryContext, node_id: str, depth: int = 1, limit: int = 50) -> Subgraph | None:
-    """Nodes within `depth` hops of `node_id`; each level ranks new nodes by degree, `limit` nodes in all."""
+    """Nodes within `depth` hops of `node_id`; each level ranks new nodes by degree, `limit` nodes in all.
+    Cached per store generation (a popular entity's second level reads thousands of edges)."""
+    key = ("neighborhood", node_id, depth, limit)
+    found = ctx.memo.get(ctx.store, key, lambda: (_neighborhood(ctx, node_id, depth, limit),), _weight)
+    return found[0]
+
+
+def _weight(found: tuple[Subgraph | None]) -> int:
+    return 0 if found[0] is None else len(found[0].nodes) + len(found[0].edges)
+
+
+def _neighborhood(ctx: QueryContext, node_id: str, depth: int, limit: int) -> Subgraph | None:
     center = node_iri(ctx, node_id)
     if center is None:
         return None
@@ -63,9 +74,12 @@ def _relations(ctx: QueryContext) -> list[NamedNode]:
 
 
 def _edges(ctx: QueryContext, frontier: list[str], rels: list[NamedNode]) -> list[tuple[str, str, str]]:
+    out_in = " UNION ".join(  # one branch per relation and direction: a FILTER IN on ?r reads every edge
+        f"{{ ?n {r} ?o BIND(?n AS ?s) BIND({r} AS ?r) }} UNION {{ ?s {r} ?n BIND(?n AS ?o) BIND({r} AS ?r) }}"
+        for r in rels
+    )
     rows = ctx.select(
-        f"SELECT DISTINCT ?s ?r ?o WHERE {{ {values('n', [NamedNode(n) for n in frontier])} "
-        f"{{ ?n ?r ?o . BIND(?n AS ?s) }} UNION {{ ?s ?r ?n . BIND(?n AS ?o) }} {one_of('r', rels)} }}"
+        f"SELECT DISTINCT ?s ?r ?o WHERE {{ {values('n', [NamedNode(n) for n in frontier])} {out_in} }}"
     )
     return [(text(r, "s") or "", _local(ctx, text(r, "r") or ""), text(r, "o") or "") for r in rows]
 

@@ -16,6 +16,9 @@ from kg.types import PAPER_RELATIONS, EntityType
 _ORDER = {r: i for i, r in enumerate(PAPER_RELATIONS)}
 
 
+Raw = tuple[tuple[str, str, str | None, float | None], ...]  # (relation, entity IRI, evidence, confidence)
+
+
 def links_by_paper(
     ctx: QueryContext,
     paper_iris: Iterable[str],
@@ -23,18 +26,41 @@ def links_by_paper(
     relation: str | None = None,
     min_confidence: float | None = None,
 ) -> dict[str, list[LinkInfo]]:
-    """For each paper IRI, its links (three queries for any number of papers), optionally filtered."""
-    nodes = [n for n in {iri_or_none(i) for i in paper_iris} if n is not None]
+    """For each paper IRI, its links, optionally filtered (cached per store generation; on a miss, two
+    queries for any number of papers, plus the entities not yet described)."""
+    nodes = [n.value for n in {iri_or_none(i) for i in paper_iris} if n is not None]
     if not nodes:
         return {}
-    rels = [r for r in ctx.relations if relation is None or r.value == ctx.iris.term(relation)]
-    wanted = {r.value for r in rels}
+    raw: dict[str, Raw] = ctx.memo.per_node(ctx.store, "links", nodes, lambda m: _fetch(ctx, m), ())
+    infos = entities_by_iris(ctx, {e for found in raw.values() for _, e, _, _ in found})
+    out: dict[str, list[LinkInfo]] = {}
+    for p, found in raw.items():
+        links = [
+            LinkInfo(p, rel, info, ev, conf)
+            for rel, e, ev, conf in found
+            if (info := infos.get(e)) is not None
+            and (type_ is None or info.type == type_)
+            and (relation is None or rel == relation)
+            and (min_confidence is None or (conf is not None and conf >= min_confidence))
+        ]
+        if links:
+            links.sort(
+                key=lambda x: (_ORDER.get(x.relation, 99), -(x.confidence or 0.0), x.entity.name.lower())
+            )
+            out[p] = links
+    return out
+
+
+def _fetch(ctx: QueryContext, papers: list[str]) -> dict[str, Raw]:
+    """Every link of these papers with its evidence and confidence."""
     raw: dict[tuple[str, str, str], tuple[str | None, float | None]] = {}
     # One UNION branch per relation (a FILTER IN makes Oxigraph scan; `?p ?r ?e` also reads the abstract).
-    branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in rels)
-    for r in ctx.select(f"SELECT ?p ?r ?e WHERE {{ {values('p', nodes)} {branches} }}"):
-        if (rel := text(r, "r") or "") in wanted:
-            raw[(text(r, "p") or "", rel.removeprefix(ctx.iris.ns), text(r, "e") or "")] = (None, None)
+    branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in ctx.relations)
+    for r in ctx.select(
+        f"SELECT ?p ?r ?e WHERE {{ {values('p', [NamedNode(p) for p in papers])} {branches} }}"
+    ):
+        rel = (text(r, "r") or "").removeprefix(ctx.iris.ns)
+        raw[(text(r, "p") or "", rel, text(r, "e") or "")] = (None, None)
     # Link nodes by their IRIs (kg.rdf.mapping names them from paper, relation and entity): two lookups
     # each, where walking rdf:subject/predicate/object from the paper took five.
     by_node = {ctx.iris.link(ctx.iris.paper_id(p) or "", rel, e): (p, rel, e) for p, rel, e in raw}
@@ -45,18 +71,10 @@ def links_by_paper(
         ):
             if (key := by_node.get(text(r, "l") or "")) is not None:
                 raw[key] = (text(r, "ev"), number(r, "conf"))
-    infos = entities_by_iris(ctx, {e for _, _, e in raw})
-    out: dict[str, list[LinkInfo]] = defaultdict(list)
+    out: dict[str, list[tuple[str, str, str | None, float | None]]] = defaultdict(list)
     for (p, rel, e), (ev, conf) in raw.items():
-        info = infos.get(e)
-        if info is None or (type_ is not None and info.type != type_):
-            continue
-        if min_confidence is not None and (conf is None or conf < min_confidence):
-            continue
-        out[p].append(LinkInfo(p, rel, info, ev, conf))
-    for links in out.values():
-        links.sort(key=lambda x: (_ORDER.get(x.relation, 99), -(x.confidence or 0.0), x.entity.name.lower()))
-    return dict(out)
+        out[p].append((rel, e, ev, conf))
+    return {p: tuple(found) for p, found in out.items()}
 
 
 def links(

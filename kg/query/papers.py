@@ -34,16 +34,22 @@ def paper(ctx: QueryContext, paper_id: str) -> PaperInfo | None:
 
 
 def papers_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, PaperInfo]:
-    """PaperInfo for each IRI that names a paper, in one query."""
-    nodes = [n for n in {iri_or_none(i) for i in iris} if n is not None]
+    """PaperInfo for each IRI that names a paper (cached per store generation; one query on a miss)."""
+    nodes = [n.value for n in {iri_or_none(i) for i in iris} if n is not None]
     if not nodes:
         return {}
+    found = ctx.memo.per_node(ctx.store, "paper", nodes, lambda m: _fetch(ctx, m), None)
+    return {iri: info for iri, info in found.items() if info is not None}
+
+
+def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
+    nodes = [NamedNode(i) for i in iris]
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
     for row in ctx.select(f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} {fields} }}"):
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
-    out: dict[str, PaperInfo] = {}
+    out: dict[str, PaperInfo | None] = {}
     for iri, f in props.items():
         if "identifier" not in f:
             continue
@@ -105,6 +111,8 @@ def papers(
 
 def _intersect(sets: list[tuple[str, ...]]) -> tuple[str, ...]:
     """The ids in every sorted tuple, still sorted."""
+    if len(sets) == 1:
+        return sets[0]
     smallest, *rest = sorted(sets, key=len)
     keep = [frozenset(x) for x in rest]
     return tuple(i for i in smallest if all(i in k for k in keep))

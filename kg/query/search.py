@@ -13,6 +13,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -32,6 +33,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts
 """
 _WORD = re.compile(r"\w+")
 _MAX_TERMS = 32
+_HITS, _HIT_TEXT = 256, 500  # remembered searches, and the longest text remembered
 Doc = tuple[str, str]  # (kind, key): kind "paper" (key = paper id) or "entity" (key = entity id)
 
 
@@ -56,6 +58,8 @@ class SearchIndex:
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
         self._checked = float("-inf")
+        self._hits: OrderedDict[tuple[str | None, str, int, str | None], list[tuple[Doc, float]]]
+        self._hits = OrderedDict()
 
     @classmethod
     def for_store(cls, store: Store, iris: Iris) -> SearchIndex:
@@ -70,8 +74,26 @@ class SearchIndex:
     def search(
         self, store: Store, text_: str, first: int = 10, kind: str | None = None
     ) -> list[tuple[Doc, float]]:
-        """Best `first` documents for `text_` (all words; any word when none has them all), best first."""
+        """Best `first` documents for `text_` (all words; any word when none has them all), best first;
+        remembered per index generation (ranking thousands of matches by BM25 takes milliseconds)."""
         self.sync(store)
+        with self._lock:
+            key = (self._meta("generation"), text_, first, kind)
+            if (hit := self._hits.get(key)) is not None:
+                self._hits.move_to_end(key)
+                return hit
+        found = self._search(text_, first, kind)
+        if len(text_) > _HIT_TEXT:
+            return found
+        with self._lock:
+            if self._hits and next(iter(self._hits))[0] != key[0]:
+                self._hits.clear()  # the index moved on
+            self._hits[key] = found
+            if len(self._hits) > _HITS:
+                self._hits.popitem(last=False)
+        return found
+
+    def _search(self, text_: str, first: int, kind: str | None) -> list[tuple[Doc, float]]:
         for any_term in (False, True):
             q = fts_query(text_, any_term)
             if q is None:
