@@ -170,8 +170,9 @@ def related(ctx: QueryContext, iris: Iterable[str], first: int = 10) -> dict[str
     """For each entity, the entities that share the most papers with it (ties by id); cached per store
     generation (a popular entity co-occurs with most of the graph)."""
     nodes = [n.value for n in (iri_or_none(i) for i in iris) if n is not None]
-    found = ctx.memo.per_node(ctx.store, f"related/{first}", nodes, lambda m: _related(ctx, m, first), [])
-    return {e: infos for e, infos in found.items() if infos}
+    none: list[EntityInfo] = []
+    found = ctx.memo.per_node(ctx.store, f"related/{first}", nodes, lambda m: _related(ctx, m, first), none)
+    return {e: list(infos) for e, infos in found.items() if infos}
 
 
 def _related(ctx: QueryContext, iris: list[str], first: int) -> dict[str, list[EntityInfo]]:
