@@ -2,9 +2,12 @@
 """Benchmark the contract queries on 10,000 generated papers: query layer in-process, GraphQL over HTTP
 (16 concurrent httpx clients, one uvicorn worker in a subprocess) and one hand-written SPARQL query each.
 
-    .venv/bin/python bench/api_bench.py [--papers 10000] [--seconds 4] [--clients 16]
+    .venv/bin/python bench/api_bench.py [--papers 10000] [--seconds 4] [--clients 16] [--store DIR]
 
-Prints a table and writes bench/results/api_bench.json.
+`--store DIR` keeps the generated store (loaded once, reused when it already holds that many papers).
+HTTP load comes from wrk (16 connections, one thread) when it is installed, else from httpx clients.
+"cold" is the first call in a fresh process (per-generation caches empty). Prints a table and writes
+bench/results/api_bench.json.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import asyncio
 import gc
 import json
 import os
+import platform
 import random
+import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -128,13 +134,63 @@ def summary(lat: list[float], wall: float) -> dict[str, float]:
 
 
 def timed(fn: Callable[[], Any], seconds: float) -> dict[str, float]:
+    t = time.perf_counter()
     fn()
+    cold = time.perf_counter() - t
     lat, start = [], time.perf_counter()
     while time.perf_counter() - start < seconds:
         t = time.perf_counter()
         fn()
         lat.append(time.perf_counter() - t)
-    return summary(lat, time.perf_counter() - start)
+    return {**summary(lat, time.perf_counter() - start), "cold_ms": round(cold * 1e3, 2)}
+
+
+def wrk(url: str, body: dict[str, Any], clients: int, seconds: float) -> dict[str, Any]:
+    """POST `body` with wrk (`clients` connections, one thread); p50/p99 from its latency distribution."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "post.lua"
+        payload = json.dumps(json.dumps(body))
+        script.write_text(
+            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+            f"wrk.body = {payload}\n"
+        )
+        first = httpx.post(url, json=body, timeout=60)
+        t = time.perf_counter()
+        first = httpx.post(url, json=body, timeout=60)
+        first_ms = (time.perf_counter() - t) * 1e3
+        if first.status_code != 200 or "errors" in first.json():
+            return {"n": 0, "p50_ms": 0.0, "p99_ms": 0.0, "rps": 0.0, "errors": 1, "error": first.text[:200]}
+        def run(duration: int) -> str:
+            return subprocess.run(
+                ["wrk", "-t1", f"-c{clients}", f"-d{duration}s", "--timeout", "10s", "--latency",
+                 "-s", str(script), url],
+                capture_output=True, text=True, check=True,
+            ).stdout
+
+        run(1)  # warm-up under load (thread pool, allocator, caches), not measured
+        out = run(max(int(seconds), 1))
+    return {**parse_wrk(out), "first_ms": round(first_ms, 1), "client": "wrk"}
+
+
+def parse_wrk(text: str) -> dict[str, Any]:
+    def ms(value: str) -> float:
+        for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+            if value.endswith(unit):
+                return round(float(value[: -len(unit)]) * f, 3)
+        return float(value)
+
+    pct = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", text, re.M))
+    n = re.search(r"(\d+) requests in", text)
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+    return {
+        "n": int(n.group(1)) if n else 0,
+        "p50_ms": ms(pct.get("50", "0ms")),
+        "p99_ms": ms(pct.get("99", "0ms")),
+        "rps": float(rps.group(1)) if rps else 0.0,
+        "errors": errors + (int(bad.group(1)) if bad else 0),
+    }
 
 
 async def hammer(url: str, body: dict[str, Any], clients: int, seconds: float) -> dict[str, float]:
@@ -171,7 +227,7 @@ def in_process(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """Load the store, then time the query layer and the hand-written SPARQL (the store is closed on return)."""
     store = EmbeddedStore(path, base_iri=BASE)
-    load_s = load(store, exs)
+    load_s = load(store, exs) if exs else 0.0
     ctx = q.QueryContext.open(store, BASE)
     t0 = time.perf_counter()
     ctx.index.sync(store, force=True)
@@ -181,7 +237,7 @@ def in_process(
         ctx, "Dataset", first=1, after=q.entities(ctx, "Dataset", first=100).end_cursor
     ).items[0]
     dom = q.defenses(ctx)[0]
-    domain_link = q.links(ctx, exs[0].paper.id, "Domain")[0].entity.name
+    domain_link = q.links(ctx, "syn-00000", "Domain")[0].entity.name
     pre = ctx.prologue
     ds_iri = f"<{mid_ds.iri}>"
     cases: dict[str, tuple[Callable[[], Any], str, str]] = {
@@ -243,6 +299,11 @@ def in_process(
     )
     _ = dom
     results: dict[str, Any] = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
         "papers": args.papers,
         "triples": store.triple_count(),
         "load_s": round(load_s, 2),
@@ -266,11 +327,15 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=10_000)
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--store", help="keep the generated store here and reuse it on later runs")
+    ap.add_argument("--http", choices=("auto", "wrk", "httpx"), default="auto")
+    ap.add_argument("--out", default="api_bench.json", help="file name under bench/results/")
     args = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix="kg-bench-")
-    path = os.path.join(tmp, "kg")
-    exs = generate(args.papers)
+    path = args.store or os.path.join(tempfile.mkdtemp(prefix="kg-bench-"), "kg")
+    reuse = args.store is not None and _has_papers(path, args.papers)
+    exs = [] if reuse else generate(args.papers)
     results, queries = in_process(path, exs, args)
+    results["store_reused"] = reuse
     (ROOT / "bench" / "results" / "api_bench.partial.json").write_text(json.dumps(results, indent=2) + "\n")
     gc.collect()  # the RocksDB lock goes with the store object; the server process opens it next
     load_s, index_s = results["load_s"], results["index_s"]
@@ -281,30 +346,63 @@ def main() -> None:
         f"uvicorn.run(create_app(Settings.from_env()), host='127.0.0.1', port={port}, log_level='warning', "
         "access_log=False)"
     )
+    use_wrk = args.http == "wrk" or (args.http == "auto" and shutil.which("wrk") is not None)
+    started = time.perf_counter()
     server = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(ROOT))
     try:
         _wait(f"http://127.0.0.1:{port}/healthz")
+        results["server_start_s"] = round(time.perf_counter() - started, 2)
+        url = f"http://127.0.0.1:{port}/graphql"
         for label, gql in queries.items():
-            results["queries"][label]["graphql_http"] = asyncio.run(
-                hammer(f"http://127.0.0.1:{port}/graphql", {"query": gql}, args.clients, args.seconds)
+            body = {"query": gql}
+            results["queries"][label]["graphql_http"] = (
+                wrk(url, body, args.clients, args.seconds) if use_wrk
+                else asyncio.run(hammer(url, body, args.clients, args.seconds))
             )
+        results["server_rss_mb"] = _rss_mb(server.pid)
     finally:
         server.terminate()
         server.wait(10)
-    out = ROOT / "bench" / "results" / "api_bench.json"
+    out = ROOT / "bench" / "results" / args.out
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"{args.papers} papers, {results['triples']} triples; load {load_s:.1f} s, index {index_s:.1f} s")
     print(
-        f"{'query':26} {'in-proc p50/p99 ms':>20} {'SPARQL p50/p99 ms':>19} {'HTTP p50/p99 ms':>17} {'HTTP req/s':>10}"
+        f"{'query':26} {'cold ms':>8} {'in-proc p50/p99 ms':>20} {'SPARQL p50/p99 ms':>19} {'HTTP p50/p99 ms':>17} {'HTTP req/s':>10}"
     )
     for label, r in results["queries"].items():
         ip, sp, h = r["in_process"], r.get("sparql"), r["graphql_http"]
         sp_s = f"{sp['p50_ms']:.2f}/{sp['p99_ms']:.2f}" if sp else "-"
         print(
-            f"{label:26} {ip['p50_ms']:>9.2f}/{ip['p99_ms']:<10.2f} {sp_s:>19} "
+            f"{label:26} {ip['cold_ms']:>8.1f} {ip['p50_ms']:>9.2f}/{ip['p99_ms']:<10.2f} {sp_s:>19} "
             f"{h['p50_ms']:>8.2f}/{h['p99_ms']:<8.2f} {h['rps']:>10.0f}"
         )
     print(f"wrote {out.relative_to(ROOT)}")
+
+
+def _has_papers(path: str, n: int) -> bool:
+    """Whether `path` is a store already holding the n generated papers."""
+    if not os.path.isdir(path):
+        return False
+    store = EmbeddedStore(path, base_iri=BASE)
+    try:
+        iri = Iris(BASE).paper(f"syn-{n - 1:05d}")
+        last = store.ask(f"ASK {{ <{iri}> ?p ?o }}")
+        beyond = store.ask(f"ASK {{ <{Iris(BASE).paper(f'syn-{n:05d}')}> ?p ?o }}")
+        return last and not beyond
+    finally:
+        store.close()
+        del store
+        gc.collect()
+
+
+def _rss_mb(pid: int) -> dict[str, float]:
+    """Current and peak resident memory of a process, from /proc (Linux)."""
+    out: dict[str, float] = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                out["rss" if line.startswith("VmRSS") else "peak"] = round(int(line.split()[1]) / 1024, 1)
+    return out
 
 
 def _free_port() -> int:
