@@ -148,7 +148,9 @@ def _ranking(ctx: QueryContext, type_: EntityType | None) -> list[tuple[int, str
     """(-paper count, IRI) of every entity of a type, sorted; computed once per store generation."""
 
     def compute() -> list[tuple[int, str]]:
-        rows = ctx.select(f"SELECT DISTINCT ?e WHERE {{ ?e a ?t . {type_values(ctx, type_)} }}")
+        types = [type_] if type_ else list(ENTITY_TYPES)  # a branch per type: FILTER IN reads every rdf:type
+        branches = " UNION ".join(f"{{ ?e a {ctx.term(t)} }}" for t in types)
+        rows = ctx.select(f"SELECT DISTINCT ?e WHERE {{ {branches} }}")
         iris = [iri for r in rows if (iri := text(r, "e") or "")]
         counts = ctx.memo.counts(ctx.store, iris, lambda missing: _count(ctx, missing))
         return sorted((-counts.get(iri, 0), iri) for iri in iris)
