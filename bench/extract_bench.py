@@ -2,6 +2,7 @@
 interleaved in one run so the ratios hold on a shared machine: `python bench/extract_bench.py [N] [ROUNDS]`.
 
 Abstracts: a seeded sample of real corpus abstracts (2022-2025 files), else the seed file cycled.
+CPU-second figures (this process and its finished workers) show the cost without the other users' load.
 "Plain spaCy" is the same model with the same pipes (tok2vec, tagger, parser) and nothing of ours, run with
 `nlp.pipe(batch_size=64, n_process=N)` and every Doc consumed, as in shared/notes/BASELINES.md §1.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import os
 import random
 import statistics
 import sys
@@ -49,6 +51,12 @@ def papers(n: int, seed: int = 7) -> tuple[list[Paper], str]:
     ], "seed file cycled"
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the machine is shared: wall time is noisy)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -67,22 +75,28 @@ def main() -> None:
         return sum(len(d) for d in plain.pipe(texts, batch_size=64, n_process=n_process))
 
     runs: dict[tuple[str, int], list[float]] = {}
+    cpu: dict[tuple[str, int], list[float]] = {}
     configs: list[tuple[str, int, Callable[[int], int]]] = [
         (name, k, fn) for k in (1, 2) for name, fn in (("plain spaCy", spacy_only), ("paperkg", ours))
     ]
     for _ in range(rounds):
         for name, k, fn in configs:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _cpu()
             fn(k)
             runs.setdefault((name, k), []).append(len(batch) / (time.perf_counter() - t0))
+            cpu.setdefault((name, k), []).append(len(batch) / (_cpu() - c0))
     print(f"{len(batch)} abstracts ({source}, {words:.0f} words each), {rounds} interleaved rounds")
-    print(f"pipes: {', '.join(plain.pipe_names)}; median [min-max] abstracts/s")
+    print(f"pipes: {', '.join(plain.pipe_names)}; median [min-max] abstracts per wall second, per CPU second")
     for k in (1, 2):
-        base, our = runs[("plain spaCy", k)], runs[("paperkg", k)]
-        ratio = statistics.median(our) / statistics.median(base)
-        for name, r in (("plain spaCy", base), ("paperkg", our)):
-            print(f"  n_process={k} {name:12s} {statistics.median(r):6.1f} [{min(r):.1f}-{max(r):.1f}]")
-        print(f"  n_process={k} paperkg / plain spaCy = {ratio:.2f}")
+        for name in ("plain spaCy", "paperkg"):
+            r, c = runs[(name, k)], cpu[(name, k)]
+            print(
+                f"  n_process={k} {name:12s} wall {statistics.median(r):6.1f} [{min(r):.1f}-{max(r):.1f}]"
+                f"   CPU {statistics.median(c):6.1f} [{min(c):.1f}-{max(c):.1f}]"
+            )
+        for label, d in (("wall", runs), ("CPU", cpu)):
+            ratio = statistics.median(d[("paperkg", k)]) / statistics.median(d[("plain spaCy", k)])
+            print(f"  n_process={k} paperkg / plain spaCy ({label}) = {ratio:.2f}")
 
 
 if __name__ == "__main__":
