@@ -93,6 +93,11 @@ class SearchIndex:
                 self._hits.popitem(last=False)
         return found
 
+    def forget(self) -> None:
+        """Drop the remembered searches (benchmarks measuring a cold search)."""
+        with self._lock:
+            self._hits.clear()
+
     def _search(self, text_: str, first: int, kind: str | None) -> list[tuple[Doc, float]]:
         for any_term in (False, True):
             q = fts_query(text_, any_term)
