@@ -292,7 +292,7 @@ def eval(
     gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
-    titles: Annotated[bool, typer.Option("--titles/--no-titles", help="Read titles as well as abstracts.")] = True,
+    titles: Annotated[bool, typer.Option("--titles/--no-titles", help="Read titles too.")] = True,
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
     """Extract from the gold file's texts and score the links per category."""
