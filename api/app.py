@@ -29,6 +29,7 @@ from api.time_limit import TimeLimit
 from api.writer import PaperWriter
 from kg.query import QueryContext
 from kg.query.context import time_budget
+from kg.query.memo import at_generation
 from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
 from kg.store.embedded import EmbeddedStore
@@ -59,7 +60,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                 await asyncio.sleep(0.005)
             try:
                 before = await self._generation()
-                with time_budget(self.settings.query_timeout_s):
+                with time_budget(self.settings.query_timeout_s), at_generation(before):
                     result = await super().execute_single(
                         request, request_adapter, sub_response, context, root_value, request_data)
                 if last or getattr(request.state, "kg_mutation", False):

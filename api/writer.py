@@ -10,6 +10,7 @@ from pyoxigraph import NamedNode
 
 from api.errors import PublicError
 from kg.query import QueryContext, papers_by_iris
+from kg.query.memo import at_generation
 from kg.query.model import PaperInfo
 from kg.query.sparql import text, values
 from kg.rdf.mapping import GraphMapper
@@ -77,7 +78,8 @@ class PaperWriter:
             self.ctx.store.replace_graphs(graphs, shared)
             touched |= self._entities_of(ids)
             self.ctx.index.refresh(self.ctx.store, before, ids, touched)
-        found = papers_by_iris(self.ctx, iris)
+        with at_generation(self.ctx.store.generation()):  # not the generation the request began with
+            found = papers_by_iris(self.ctx, iris)
         return [found[i] for i in iris if i in found]
 
     def delete(self, pid: str) -> bool:

@@ -8,13 +8,27 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from kg.store.types import Store
 
 T = TypeVar("T")
 _NONE = object()
+_PINNED: ContextVar[str | None] = ContextVar("kg_generation", default=None)
+
+
+@contextmanager
+def at_generation(gen: str) -> Iterator[None]:
+    """Within this block (a GraphQL request that read `gen` when it began), take `gen` as the store's
+    generation instead of reading it again for every lookup; the caller checks it again at the end."""
+    token = _PINNED.set(gen)
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 class GenerationCache:
@@ -31,8 +45,8 @@ class GenerationCache:
         self.hits = self.misses = 0
 
     def _current(self, store: Store) -> str:
-        """The store's generation; drops everything cached from an older one."""
-        gen = store.generation()
+        """The store's generation (the request's, when pinned); drops everything cached from another."""
+        gen = _PINNED.get() or store.generation()
         if gen != self._gen:
             with self._lock:
                 if gen != self._gen:
