@@ -1,0 +1,144 @@
+"""`kg build`, `kg extract` and `kg load`: from input files to a store, to JSON lines, or from shards."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from kg.cli.common import (
+    BaseOpt,
+    Inputs,
+    StoreOpt,
+    app,
+    err,
+    fail,
+    open_or_fail,
+    read_or_fail,
+)
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.types import StoreError
+
+if TYPE_CHECKING:
+    from kg.build import BuildSummary
+
+
+@app.command()
+def build(
+    inputs: Inputs,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
+    batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200,
+) -> None:
+    """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kg.build import BuildSummary, build_into_store, write_shard
+
+    papers, problems = read_or_fail(inputs)
+    summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
+    show = len(papers) >= 200 and sys.stderr.isatty()
+    with Progress(
+        TextColumn("extracting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not show,
+    ) as bar:
+        task = bar.add_task("build", total=len(papers))
+
+        def tick(n: int) -> None:
+            bar.advance(task, n)
+
+        try:
+            if out is not None:
+                with open(out, "wb") as fh:
+                    write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary)
+                triples = summary.triples
+            else:
+                st = open_or_fail(store, base_iri)
+                try:
+                    build_into_store(
+                        st,
+                        papers,
+                        base_iri,
+                        workers=workers,
+                        batch_size=batch,
+                        progress=tick,
+                        summary=summary,
+                    )
+                    triples = st.triple_count()
+                finally:
+                    st.close()
+        except (StoreError, OSError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    _print_summary(summary, triples, out or store, out is not None)
+
+
+def _print_summary(s: BuildSummary, triples: int, where: object, shard: bool) -> None:
+    from rich.table import Table
+
+    rate = s.papers / s.seconds if s.seconds else 0.0
+    t = Table(
+        title=escape(f"built {s.papers} papers into {where} in {s.seconds:.1f} s ({rate:.0f} papers/s)"),
+        show_header=False,
+    )
+    t.add_row("papers", str(s.papers))
+    t.add_row("bad records", str(s.problems))
+    for rel, n in sorted(s.links_per_relation.items()):
+        t.add_row(f"links {rel}", str(n))
+    for typ, n in sorted(s.entities_per_type.items()):
+        t.add_row(f"entities {typ}", str(n))
+    t.add_row("quads written" if shard else "triples in store", str(triples))
+    Console().print(t)
+
+
+@app.command()
+def extract(
+    inputs: Inputs,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl")] = "jsonl",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+) -> None:
+    """Print the links found in each paper as JSON lines (no store needed), in input order."""
+    from kg.build import extractions
+    from kg.extract import to_json
+
+    if fmt != "jsonl":
+        fail(f"unknown format {fmt!r}; use jsonl")
+    papers, _ = read_or_fail(inputs)
+    out = sys.stdout
+    for ex in extractions(papers, base_iri, workers):
+        out.write(json.dumps(to_json(ex), ensure_ascii=False) + "\n")
+    out.flush()
+
+
+@app.command()
+def load(
+    files: Annotated[list[Path], typer.Argument(help="N-Quads shards from `kg build --out`.")],
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Bulk-load N-Quads shards into a store (each paper graph replaces its older version)."""
+    from kg.build import load_shards
+
+    for f in files:
+        if not f.is_file():
+            fail(f"{f}: no such file")
+    st = open_or_fail(store, base_iri)
+    try:
+        for f in files:
+            n = load_shards(st, [f], base_iri)
+            err.print(f"loaded {n} papers from {f}")
+    except (StoreError, OSError, SyntaxError, ValueError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    finally:
+        st.close()

@@ -1,0 +1,203 @@
+"""`kg export`, `stats`, `validate`, `eval`, `sparql` and `viz`: reading a store."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from kg.cli.common import (
+    EXPORT_FORMATS,
+    GRAPH_FORMATS,
+    BaseOpt,
+    StoreOpt,
+    app,
+    err,
+    fail,
+    open_or_fail,
+)
+from kg.settings import DEFAULT_BASE_IRI
+from kg.store.types import StoreError
+
+
+@app.command()
+def export(
+    fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS))] = "turtle",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools."""
+    if fmt not in EXPORT_FORMATS + GRAPH_FORMATS:
+        fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS + GRAPH_FORMATS)}")
+    if fmt in GRAPH_FORMATS and output is None:
+        fail(f"--format {fmt} needs -o FILE")
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        if fmt in GRAPH_FORMATS:
+            from kg.graphio import export as export_graph
+            from kg.query import QueryContext
+
+            g = export_graph(QueryContext.open(st, base_iri), fmt, output)  # type: ignore[arg-type]
+            err.print(f"wrote {g.number_of_nodes()} nodes and {g.number_of_edges()} edges to {output}")
+        elif output is None:
+            st.dump(sys.stdout.buffer, fmt)
+            sys.stdout.flush()
+        else:
+            with open(output, "wb") as fh:
+                st.dump(fh, fmt)
+    except (StoreError, OSError) as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+
+
+@app.command()
+def stats(
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Count papers, links per relation, entities per type and triples."""
+    from rich.table import Table
+
+    from kg.query import QueryContext
+    from kg.query import stats as graph_stats
+
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        s = graph_stats(QueryContext.open(st, base_iri))
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "papers": s.papers,
+                    "triples": s.triples,
+                    "links_per_relation": s.links_per_relation,
+                    "entities_per_type": s.entities_per_type,
+                }
+            )
+        )
+        return
+    t = Table(title=f"{store}", show_header=False)
+    t.add_row("papers", str(s.papers))
+    for rel, n in s.links_per_relation.items():
+        t.add_row(f"links {rel}", str(n))
+    for typ, n in s.entities_per_type.items():
+        t.add_row(f"entities {typ}", str(n))
+    t.add_row("triples", str(s.triples))
+    Console().print(t)
+
+
+@app.command()
+def validate(
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Check the graph against the SHACL shapes (ontology/shapes.ttl)."""
+    from kg.rdf.validate import validate as run_validation
+    from kg.store import as_rdflib
+
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        report = run_validation(as_rdflib(st), base_iri)
+    finally:
+        st.close()
+    if report.conforms:
+        Console().print("conforms: the graph passes every SHACL shape")
+        return
+    if verbose:
+        Console().print(report.text, markup=False)
+    fail(f"{report.violations} SHACL violations (run with --verbose for details)")
+
+
+@app.command()
+def eval(
+    gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    titles: Annotated[bool, typer.Option("--titles/--no-titles", help="Read titles too.")] = True,
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Extract from the gold file's texts and score the links per category."""
+    from kg.eval import evaluate, format_report
+    from kg.extract import Extractor
+
+    if not gold.is_file():
+        fail(f"{gold}: no such file")
+    report = evaluate(gold, Extractor(base_iri), with_title=titles)
+    if as_json:
+        print(json.dumps(report.rows))
+    else:
+        print(format_report(report, verbose=verbose))
+
+
+@app.command()
+def sparql(
+    query: Annotated[str, typer.Argument(help="A SPARQL SELECT, ASK or CONSTRUCT query.")],
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    timeout: Annotated[float, typer.Option(help="Seconds before the query is abandoned.")] = 30.0,
+    limit: Annotated[int, typer.Option(help="Most rows returned.")] = 100_000,
+) -> None:
+    """Run a read-only SPARQL query (updates are refused) and print JSON results or Turtle."""
+    import pyoxigraph as ox
+
+    from kg.query.guard import ReadOnlyViolation, classify
+    from kg.store.formats import prefixes
+
+    try:
+        form = classify(query).form
+    except ReadOnlyViolation as exc:
+        fail(str(exc))
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        if form == "SelectQuery":
+            rows = st.select(query, None, timeout_s=timeout, max_rows=limit)
+            print(
+                json.dumps(
+                    [{k: str(v.value) for k, v in r.items()} for r in rows], ensure_ascii=False, indent=1
+                )
+            )
+        elif form == "AskQuery":
+            print(json.dumps(st.ask(query)))
+        else:
+            triples = st.construct(query)
+            body = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=prefixes(base_iri)) or b""
+            sys.stdout.write(body.decode("utf-8"))
+    except StoreError as exc:
+        fail(str(exc).splitlines()[0])
+    finally:
+        st.close()
+
+
+@app.command()
+def viz(
+    name_or_id: Annotated[str, typer.Argument(help="An entity name or alias, an entity id or a paper id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="out.html, out.svg or out.png")],
+    depth: Annotated[int, typer.Option(min=1, max=3)] = 1,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Draw a node's neighbourhood: standalone HTML (interactive) or a static SVG/PNG picture."""
+    from kg.query import QueryContext
+    from kg.viz import viz as draw
+
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit)
+    except (LookupError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+    finally:
+        st.close()
+    err.print(f"wrote {written}")
