@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
@@ -20,6 +21,18 @@ from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, R
 VERSION = "0.1.0"
 MAX_ABSTRACT = 100_000
 MAX_TITLE = 2_000
+# spaCy's tokenizer strips affixes one at a time, each search scanning the rest of the token: quadratic in a
+# token's length ("(((…)))" of 100k characters ran for hours). Text is cut where a longer run begins.
+MAX_RUN = 1_000
+_RUN = re.compile(r"\S+")
+
+
+def _long_run_at(text: str) -> int | None:
+    """Where the first run of more than MAX_RUN characters without whitespace starts, if any."""
+    for m in _RUN.finditer(text):
+        if m.end() - m.start() > MAX_RUN:
+            return m.start()
+    return None
 
 
 def _ref(r: list[Any] | None) -> EntityRef | None:
@@ -45,6 +58,12 @@ class Extractor:
         if len(abstract) > MAX_ABSTRACT:
             abstract = abstract[:MAX_ABSTRACT]
             notes.append(f"abstract truncated to {MAX_ABSTRACT} characters")
+        if (cut := _long_run_at(title)) is not None:
+            title = title[:cut]
+            notes.append(f"title cut at {cut}: a run of over {MAX_RUN} characters without spaces")
+        if (cut := _long_run_at(abstract)) is not None:
+            abstract = abstract[:cut]
+            notes.append(f"abstract cut at {cut}: a run of over {MAX_RUN} characters without spaces")
         return join_fields(title, abstract), tuple(notes)
 
     def extract(
