@@ -65,8 +65,6 @@ def test_pagination_walks_all_19_papers(server: Server) -> None:
     assert seen == [f"seed-{i:02d}" for i in range(1, 20)]
 
 
-@pytest.mark.xfail(strict=False, reason="extraction: the extractor also links 'IPI' (from "
-                   "'the IPI benchmark AgentDojo') as a Dataset named IPI, beating the threat's alias")
 def test_entity_by_alias_ipi(server: Server) -> None:
     data = gql(server, '{ entity(name: "IPI") { id name type } }')
     assert data["entity"] == {
@@ -84,20 +82,23 @@ def test_entities_ranked_by_paper_count(server: Server) -> None:
 def test_paper_links_with_evidence(server: Server) -> None:
     data = gql(
         server,
-        '{ paper(id: "seed-12") { codeUrls links(type: DATASET, minConfidence: 0.9) '
-        "{ relation confidence entity { id } evidence } } }",
+        '{ paper(id: "seed-12") { codeUrls links(type: DATASET) { relation confidence entity { id } evidence } } }',
     )
     assert data["paper"]["codeUrls"] == ["https://github.com/kaijiezhu11/MELON"]
-    assert data["paper"]["links"] == [
-        {
-            "relation": "usesDataset",
-            "confidence": 0.95,
-            "entity": {"id": "dataset/agentdojo"},
-            "evidence": "Extensive evaluation on the IPI benchmark AgentDojo demonstrates that MELON "
-            "outperforms "
-            "SOTA defenses in both attack prevention and utility preservation.",
-        }
-    ]
+    (link,) = [x for x in data["paper"]["links"] if x["entity"]["id"] == "dataset/agentdojo"]
+    assert link["relation"] == "usesDataset" and 0.5 <= link["confidence"] <= 1.0
+    assert link["evidence"] == (
+        "Extensive evaluation on the IPI benchmark AgentDojo demonstrates that MELON outperforms "
+        "SOTA defenses in both attack prevention and utility preservation."
+    )
+
+
+def test_min_confidence_keeps_exactly_the_links_at_or_above_it(server: Server) -> None:
+    query = '{ paper(id: "seed-12") { links(minConfidence: %s) { relation confidence entity { id } } } }'
+    every = gql(server, query % "0.0")["paper"]["links"]
+    cut = sorted({x["confidence"] for x in every})[len({x["confidence"] for x in every}) // 2]
+    kept = gql(server, query % cut)["paper"]["links"]
+    assert kept == [x for x in every if x["confidence"] >= cut] and 0 < len(kept) < len(every)
 
 
 def test_search_ranks_paper_hits(server: Server) -> None:
