@@ -82,7 +82,8 @@ def test_entities_ranked_by_paper_count(server: Server) -> None:
 def test_paper_links_with_evidence(server: Server) -> None:
     data = gql(
         server,
-        '{ paper(id: "seed-12") { codeUrls links(type: DATASET) { relation confidence entity { id } evidence } } }',
+        '{ paper(id: "seed-12") { codeUrls '
+        "links(type: DATASET) { relation confidence entity { id } evidence } } }",
     )
     assert data["paper"]["codeUrls"] == ["https://github.com/kaijiezhu11/MELON"]
     (link,) = [x for x in data["paper"]["links"] if x["entity"]["id"] == "dataset/agentdojo"]
