@@ -208,16 +208,14 @@ def _defenses(ctx: QueryContext, target: str | None, against: str | None) -> lis
     # path is joined with the UNION below in one query (tests/test_store_virtuoso.py).
     if target is not None:
         domains = _closure(ctx, "skos:broader+", resolve(ctx, target))
-        parts.append(
-            f"{{ ?d kg:targetsDomain ?x }} UNION {{ ?pt kg:proposes ?d ; kg:targetsDomain ?x }} "
-            f"{values('x', domains)}"
-        )
+        vx = values("x", domains)  # inside each branch: after the UNION, Oxigraph reads every proposal
+        parts.append(f"{{ ?d kg:targetsDomain ?x {vx} }} UNION "
+                     f"{{ ?pt kg:proposes ?d ; kg:targetsDomain ?x {vx} }}")
     if against is not None:
         threats = _closure(ctx, _EXPAND_PLUS, resolve(ctx, against))
-        parts.append(
-            f"{{ ?d kg:defendsAgainst ?y }} UNION {{ ?pa kg:proposes ?d ; kg:studiesThreat ?y }} "
-            f"{values('y', threats)}"
-        )
+        vy = values("y", threats)
+        parts.append(f"{{ ?d kg:defendsAgainst ?y {vy} }} UNION "
+                     f"{{ ?pa kg:proposes ?d ; kg:studiesThreat ?y {vy} }}")
     rows = ctx.select(f"SELECT DISTINCT ?d WHERE {{ {' '.join(parts)} }}")
     found = entities_by_iris(ctx, [text(r, "d") or "" for r in rows]).values()
     return sorted(found, key=lambda e: (-e.paper_count, e.name.lower(), e.id))
