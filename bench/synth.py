@@ -78,9 +78,11 @@ def entity_pool(seed: int = 7, invented: int = 3000) -> Pool:
         rng.shuffle(names[t])
     names["Method"] += _invented(rng, invented, upper=True)
     names["Dataset"] += _invented(rng, invented, upper=False)
-    for t, fallback in (("Task", "image classification"), ("Metric", "accuracy"), ("Model", "GPT-4"),
-                        ("Domain", "computer vision"), ("Threat", "adversarial examples")):
-        names[t] = names[t] or [fallback]  # type: ignore[index]
+    fallbacks: dict[EntityType, str] = {"Task": "image classification", "Metric": "accuracy",
+                                        "Model": "GPT-4", "Domain": "computer vision",
+                                        "Threat": "adversarial examples"}
+    for t, fallback in fallbacks.items():
+        names[t] = names[t] or [fallback]
     return Pool(names)
 
 
