@@ -24,7 +24,7 @@ from api.context import ApiContext
 from api.export import make_export
 from api.loaders import Loaders
 from api.schema import build_schema
-from api.sparql import make_endpoint
+from api.sparql import SparqlEndpoint
 from api.time_limit import TimeLimit
 from api.writer import PaperWriter
 from kg.query import QueryContext
@@ -89,6 +89,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
     # request has a time budget checked before every query (kg.query.context.time_budget) and TimeLimit.
     per_query = None if isinstance(the_store, EmbeddedStore) else settings.query_timeout_s
     ctx = QueryContext.open(the_store, settings.base_iri, timeout_s=per_query)
+    sparql = SparqlEndpoint(the_store, settings)  # its worker processes start on the first /sparql query
 
     async def healthz(request: Request) -> Response:
         try:
@@ -104,6 +105,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
         try:
             yield
         finally:
+            sparql.close()
             ctx.index.close()
             if owned:
                 the_store.close()
@@ -111,7 +113,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
     return Starlette(
         routes=[
             Route("/graphql", GraphQLApp(settings, ctx), methods=["GET", "POST"]),
-            Route("/sparql", make_endpoint(the_store, settings), methods=["GET", "POST"]),
+            Route("/sparql", sparql.handle, methods=["GET", "POST"]),
             Route("/export", make_export(ctx), methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             *explorer.routes(),

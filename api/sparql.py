@@ -16,11 +16,13 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from api.sparql_results import ask_result, negotiate, select_results
+from api.sparql_worker import Reply, WorkerPool
 from kg.settings import Settings
+from kg.store.embedded import EmbeddedStore
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, QueryTimeout, Store, StoreError, TooManyRows
 
-RUNNING_QUERIES = 4  # SPARQL evaluations alive at once, including ones whose request has timed out
+RUNNING_QUERIES = 4  # in-thread SPARQL evaluations alive at once, including ones whose request timed out
 _GRAPH_TYPES = {
     "text/turtle": ox.RdfFormat.TURTLE,
     "application/n-triples": ox.RdfFormat.N_TRIPLES,
@@ -88,55 +90,101 @@ async def _query_text(request: Request) -> str:
     return text
 
 
-def make_endpoint(store: Store, settings: Settings) -> Any:
-    """The /sparql request handler over `store` with the settings' timeout and row cap."""
-    timeout, cap = settings.query_timeout_s, settings.sparql_row_cap
-    slots = threading.BoundedSemaphore(RUNNING_QUERIES)
-
-    def answer(text: str, accept: str) -> Response:
-        """Parse, evaluate and serialise, all off the event loop (parsing a huge query takes seconds)."""
+def respond(store: Store, text: str, accept: str, cap: int, base_iri: str) -> Reply:
+    """Parse, evaluate and serialise one query: (status, media type, body), errors as plain text."""
+    try:
         form, variables = classify(text)
         if form == "SelectQuery":
             rows = store.select(text, None, None, cap)
             if variables is None:
                 variables = list(dict.fromkeys(v for r in rows for v in r))
             media = negotiate(accept)
-            return Response(select_results(variables, rows, media), media_type=media)
+            return 200, media, _bytes(select_results(variables, rows, media))
         if form == "AskQuery":
             media = negotiate(accept)
-            return Response(ask_result(store.ask(text), media), media_type=media)
+            return 200, media, _bytes(ask_result(store.ask(text), media))
         triples = store.construct(text)
         if len(triples) > cap:
             raise TooManyRows(f"query returned more than {cap} triples; add a LIMIT or narrow it")
         media = next((m for m in _GRAPH_TYPES if m in accept), "text/turtle")
-        body = ox.serialize(triples, format=_GRAPH_TYPES[media], prefixes=prefixes(settings.base_iri))
-        return Response(body, media_type=media)
+        body = ox.serialize(triples, format=_GRAPH_TYPES[media], prefixes=prefixes(base_iri))
+        return 200, media, body or b""
+    except Refused as exc:
+        return _plain(exc.status, str(exc))
+    except TooManyRows as exc:
+        return _plain(413, str(exc))
+    except BadQuery as exc:
+        return _plain(400, str(exc))
+    except StoreError:
+        return _plain(500, "the store could not answer this query")
 
-    async def run(request: Request) -> Response:
+
+def _bytes(body: str | bytes) -> bytes:
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+def _plain(status: int, message: str) -> Reply:
+    return status, "text/plain", message.encode("utf-8")
+
+
+class SparqlEndpoint:
+    """/sparql over `store`: an on-disk embedded store answers in killable worker processes (a query past
+    its time is SIGKILLed with its worker); in-memory and remote stores answer in threads, as before."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store, self.settings = store, settings
+        self.timeout, self.cap = settings.query_timeout_s, settings.sparql_row_cap
+        self.pool: WorkerPool | None = None
+        self._slots = threading.BoundedSemaphore(RUNNING_QUERIES)
+        size = settings.sparql_workers
+        if isinstance(store, EmbeddedStore) and store.location != "memory:" and size > 0:
+            self.pool = WorkerPool(store.location, settings.base_iri, size, store.generation)
+
+    async def _answer(self, text: str, accept: str) -> Reply:
+        if self.pool is None:
+            reply: Reply = await _in_slot(self._slots, self.timeout, respond, self.store, text, accept,
+                                          self.cap, self.settings.base_iri)
+            return reply
+        worker = self.pool.acquire()
+        if worker is None:
+            raise Busy(self.pool.size)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool.executor, self.pool.call, worker, text, accept, self.cap,
+                                          self.timeout)
+
+    async def handle(self, request: Request) -> Response:
+        """The request handler."""
         try:
             text = await _query_text(request)
-            accept = request.headers.get("accept", "")
-            response: Response = await _in_slot(slots, timeout, answer, text, accept)
-            return response
+            status, media, body = await self._answer(text, request.headers.get("accept", ""))
         except Refused as exc:
             return PlainTextResponse(str(exc), status_code=exc.status)
         except QueryTimeout:
-            return PlainTextResponse(f"query ran longer than {timeout:g} s", status_code=503)
-        except Busy:
-            return PlainTextResponse(
-                f"{RUNNING_QUERIES} SPARQL queries are still running; retry later", status_code=503)
-        except TooManyRows as exc:
-            return PlainTextResponse(str(exc), status_code=413)
-        except BadQuery as exc:
-            return PlainTextResponse(str(exc), status_code=400)
+            return PlainTextResponse(f"query ran longer than {self.timeout:g} s", status_code=503)
+        except Busy as exc:
+            return PlainTextResponse(f"{exc.running} SPARQL queries are still running; retry later",
+                                     status_code=503)
         except StoreError:
             return PlainTextResponse("the store could not answer this query", status_code=500)
+        return Response(body, status_code=status, media_type=media)
 
-    return run
+    def close(self) -> None:
+        """Stop the worker processes (on app shutdown)."""
+        if self.pool is not None:
+            self.pool.close()
+
+
+def make_endpoint(store: Store, settings: Settings) -> Any:
+    """The /sparql request handler over `store` with the settings' timeout and row cap."""
+    return SparqlEndpoint(store, settings).handle
 
 
 class Busy(Exception):
     """Every evaluation slot is taken."""
+
+    def __init__(self, running: int = RUNNING_QUERIES) -> None:
+        super().__init__(running)
+        self.running = running
 
 
 async def _in_slot(slots: threading.BoundedSemaphore, timeout: float, fn: Any, *args: Any) -> Any:

@@ -42,6 +42,7 @@ class Settings:
     sparql_row_cap: int = 10_000
     max_body_bytes: int = 1_000_000
     workers: int = 1
+    sparql_workers: int = 2  # /sparql worker processes over an on-disk store (0: answer in threads)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
@@ -58,6 +59,7 @@ class Settings:
             query_timeout_s=_env_float("KG_QUERY_TIMEOUT", d.query_timeout_s),
             sparql_row_cap=_env_int("KG_SPARQL_ROW_CAP", d.sparql_row_cap),
             workers=_env_int("KG_WORKERS", d.workers),
+            sparql_workers=_env_int("KG_SPARQL_WORKERS", d.sparql_workers),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(base, **given)

@@ -1,0 +1,171 @@
+"""Public SPARQL in killable worker processes: each opens the on-disk store read-only and answers one query at
+a time; a query past its time budget is ended with SIGKILL (Oxigraph cannot cancel one) and the worker
+replaced, so a timed-out query stops using a core at once."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from kg.store.types import QueryTimeout, StoreError
+
+Reply = tuple[int, str, bytes]  # HTTP status, media type, body
+STARTUP_S = 60.0  # longest wait for a fresh worker to import its modules and open the store
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the server dies, even mid-query (best effort elsewhere)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def worker_main(conn: Connection, location: str, base_iri: str) -> None:
+    """The worker's loop: jobs (text, accept, row cap, generation) in, Replies out, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it stops us
+    _die_with_parent()
+    from api.sparql import respond
+    from kg.store.embedded import EmbeddedStore
+
+    def open_store() -> tuple[EmbeddedStore | None, str | None]:
+        try:
+            store = EmbeddedStore(location, base_iri=base_iri, read_only=True, create=False)
+            return store, store.generation()
+        except StoreError:
+            return None, None
+
+    store, generation = open_store()
+    conn.send(("ready",))
+    while True:
+        try:
+            text, accept, cap, wanted = conn.recv()
+        except (EOFError, OSError):
+            return
+        if store is None or wanted != generation:  # a read-only store sees the data as of opening
+            store = None
+            store, generation = open_store()
+        if store is None:
+            reply: Reply = (500, "text/plain", b"the store could not answer this query")
+        else:
+            reply = respond(store, text, accept, cap, base_iri)
+        conn.send(reply)
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, ctx: Any, location: str, base_iri: str) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(target=worker_main, args=(child, location, base_iri),
+                                                name="kg-sparql-worker", daemon=True)
+        self.process.start()
+        child.close()
+        self.ready = False
+
+    def stop(self) -> None:
+        """SIGKILL the process, reap it and close the pipe."""
+        with contextlib.suppress(Exception):
+            self.process.kill()
+        with contextlib.suppress(Exception):
+            self.process.join(5)
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+class WorkerPool:
+    """At most `size` worker processes over the store at `location`, started on first use."""
+
+    def __init__(self, location: str, base_iri: str, size: int, generation: Callable[[], str]) -> None:
+        self.location, self.base_iri, self.size = os.path.abspath(location), base_iri, size
+        self._generation = generation
+        self._ctx = multiprocessing.get_context("spawn")  # never fork a threaded server
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+        self._started = self._closed = False
+        self.executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="kg-sparql")
+
+    def pids(self) -> list[int]:
+        """The live workers' process ids (for tests and monitoring)."""
+        with self._lock:
+            return [w.process.pid for w in self._all if w.process.pid is not None]
+
+    def acquire(self) -> _Worker | None:
+        """An idle worker, or None when all are answering queries (starting the pool the first time)."""
+        with self._lock:
+            if self._closed:
+                return None
+            if not self._started:
+                self._started = True
+                self._all = [_Worker(self._ctx, self.location, self.base_iri) for _ in range(self.size)]
+                self._idle = list(self._all)
+            return self._idle.pop(0) if self._idle else None  # round robin
+
+    def _swap(self, worker: _Worker) -> _Worker:
+        """Kill `worker` and start a fresh process in its place (still checked out)."""
+        worker.stop()
+        with self._lock:
+            if self._closed:
+                return worker
+            fresh = _Worker(self._ctx, self.location, self.base_iri)
+            self._all = [fresh if w is worker else w for w in self._all]
+            return fresh
+
+    def release(self, worker: _Worker, *, replace: bool = False) -> None:
+        """Give `worker` back; with `replace`, kill it and put a fresh process in its place."""
+        if replace:
+            worker = self._swap(worker)
+        with self._lock:
+            if self._closed:
+                worker.stop()
+                return
+            self._idle.append(worker)
+
+    def call(self, worker: _Worker, text: str, accept: str, cap: int, timeout: float) -> Reply:
+        """Run one query on `worker` (blocking; the worker is given back); QueryTimeout past `timeout` s."""
+        replace = True
+        try:
+            job = (text, accept, cap, self._generation())
+            try:
+                if worker.process.exitcode is not None:  # died while idle: a fresh one takes its place
+                    worker = self._swap(worker)
+                self._send(worker, job)
+            except (EOFError, OSError):  # died before taking the job: once more on a fresh one
+                worker = self._swap(worker)
+                self._send(worker, job)
+            if not worker.conn.poll(timeout):
+                raise QueryTimeout(f"query ran longer than {timeout:g} s")
+            reply: Reply = worker.conn.recv()
+            replace = False
+            return reply
+        except (EOFError, OSError) as exc:  # the worker died (killed, out of memory) or the pool closed
+            raise StoreError("SPARQL worker died") from exc
+        finally:
+            self.release(worker, replace=replace)
+
+    @staticmethod
+    def _send(worker: _Worker, job: tuple[str, str, int, str]) -> None:
+        """Wait for `worker` to be ready (the first time), then hand it `job`."""
+        if not worker.ready:
+            if not worker.conn.poll(STARTUP_S) or worker.conn.recv() != ("ready",):
+                raise StoreError("SPARQL worker did not start")
+            worker.ready = True
+        worker.conn.send(job)
+
+    def close(self) -> None:
+        """Stop every worker (SIGKILL: they hold no write locks) and refuse further work."""
+        with self._lock:
+            self._closed = True
+            workers, self._all, self._idle = self._all, [], []
+        for w in workers:
+            w.stop()
+        self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,125 @@
+"""/sparql over an on-disk store answers in killable worker processes: a timed-out query dies with its
+worker, a dead worker is replaced, writes become visible, the pool is bounded and stopped on shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psutil
+import pyoxigraph as ox
+import pytest
+from fixtures_api import Server, sample_store, serve
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+ANY = "ASK { ?s ?p ?o }"
+
+
+def workers() -> list[psutil.Process]:
+    """This process's live SPARQL worker processes (spawned children running spawn_main)."""
+    out = []
+    for child in psutil.Process(os.getpid()).children():
+        try:
+            spawned = any("spawn_main" in part for part in child.cmdline())
+            if spawned and child.status() != psutil.STATUS_ZOMBIE:
+                out.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def wait_for_workers(n: int, deadline_s: float = 30) -> list[psutil.Process]:
+    deadline = time.monotonic() + deadline_s
+    while len(found := workers()) != n:
+        assert time.monotonic() < deadline, f"expected {n} workers, found {len(found)}"
+        time.sleep(0.05)
+    return found
+
+
+def ask(server: Server, query: str = ANY) -> httpx.Response:
+    return httpx.get(server.url + "/sparql", params={"query": query}, timeout=60)
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[Server]:
+    store = sample_store(str(tmp_path / "store"))
+    yield from serve(store, query_timeout_s=1.0, sparql_workers=2)
+    store.close()
+
+
+def test_workers_start_lazily_and_answer(server: Server) -> None:
+    assert workers() == []
+    r = ask(server)
+    assert (r.status_code, r.json()) == (200, {"head": {}, "boolean": True})
+    assert len(wait_for_workers(2)) == 2
+
+
+def test_timed_out_query_kills_its_worker_and_the_next_query_answers(server: Server) -> None:
+    assert ask(server).status_code == 200
+    before = {p.pid for p in wait_for_workers(2)}
+    r = ask(server, RUNAWAY)
+    assert (r.status_code, r.text) == (503, "query ran longer than 1 s")
+    now = wait_for_workers(2)
+    assert len(before - {p.pid for p in now}) == 1  # the runaway's worker is gone, a fresh one took its place
+    for _ in range(4):  # both workers answer (the fresh one has finished starting)
+        assert ask(server).status_code == 200
+    for p in now:
+        p.cpu_percent(None)
+    time.sleep(1)  # nothing is asked of the workers
+    assert all(p.cpu_percent(None) < 20 for p in now)  # no core is still busy with the runaway query
+
+
+def test_worker_killed_from_outside_is_replaced(server: Server) -> None:
+    assert ask(server).status_code == 200
+    for p in wait_for_workers(2):  # killed, and not reaped here: the pool finds out by itself
+        os.kill(p.pid, signal.SIGKILL)
+    wait_for_workers(0)
+    for _ in range(4):
+        r = ask(server)
+        assert (r.status_code, r.json()) == (200, {"head": {}, "boolean": True})
+    assert len(wait_for_workers(2)) == 2
+
+
+def test_writes_become_visible(server: Server) -> None:
+    q = "ASK { <http://example.org/s> <http://example.org/p> ?o }"
+    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [False] * 4
+    g = "http://example.org/g"
+    triple = ox.Quad(ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p"),
+                     ox.Literal("new"), ox.NamedNode(g))
+    server.store.replace_graphs({g: [triple]})
+    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [True] * 4  # every worker re-opened
+    server.store.drop_graphs([g])
+    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [False] * 4
+
+
+def test_all_workers_busy_is_503_retry_later(server: Server) -> None:
+    assert ask(server).status_code == 200
+    wait_for_workers(2)
+    results: list[int] = []
+    threads = [threading.Thread(target=lambda: results.append(ask(server, RUNAWAY).status_code))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(0.4)
+    busy = ask(server)
+    for t in threads:
+        t.join()
+    assert (busy.status_code, busy.text) == (503, "2 SPARQL queries are still running; retry later")
+    assert results == [503, 503]
+    assert ask(server).status_code == 200
+
+
+def test_workers_stop_with_the_app(tmp_path: Path) -> None:
+    store = sample_store(str(tmp_path / "store"))
+    running = serve(store, sparql_workers=2)
+    server = next(running)
+    assert ask(server).status_code == 200
+    assert len(wait_for_workers(2)) == 2
+    next(running, None)  # shuts the server down (lifespan shutdown)
+    assert wait_for_workers(0) == []
+    store.close()
