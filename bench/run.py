@@ -581,7 +581,7 @@ def machine() -> dict[str, Any]:
         cpu = next(ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                    if ln.startswith("model name"))
     versions = {}
-    for pkg in ("pyoxigraph", "spacy", "strawberry-graphql", "uvicorn", "starlette"):
+    for pkg in ("pyoxigraph", "spacy", "strawberry-graphql", "uvicorn", "starlette", "uvloop", "httptools"):
         try:
             from importlib.metadata import version
 
@@ -664,7 +664,7 @@ def summary(res: dict[str, Any]) -> str:
                      f"{rng_of(runs, 'first_query_ms', fmt='{:.0f}')} ms); full-text index check/sync "
                      f"{rng_of(runs, 'index_sync_s')} s; RSS after the run {rng_of(runs, 'rss_mb', fmt='{:.0f}')} MB.")
     for n, runs in res["http"].items():
-        lines += ["", f"## Over HTTP, {int(n):,} papers (uvicorn, 1 worker, h11; {runs[0]['conns']} concurrent "
+        lines += ["", f"## Over HTTP, {int(n):,} papers (uvicorn, 1 worker, its automatic choice: uvloop + httptools when installed; {runs[0]['conns']} concurrent "
                   f"clients on 127.0.0.1, {runs[0]['seconds']:g} s per query)", "",
                   "| query | caches | req/s | p50 ms | p99 ms | errors |", "|---|---|---|---|---|---|"]
         for q in runs[0]["queries"]:
