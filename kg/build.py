@@ -12,13 +12,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.store.types import Store
+
+if TYPE_CHECKING:
+    from kg.query.search import SearchIndex
 from kg.types import Extraction, Paper, ReadProblem
 
 ProblemSink = Callable[[ReadProblem], None]
@@ -136,6 +139,7 @@ def build_into_store(
     started = time.perf_counter()
     mapper = GraphMapper(Iris(base_iri))
     ensure_schema(store, base_iri)
+    index = local_search_index(store, mapper.iris)
     write_extractions(
         store,
         extractions(papers, base_iri, workers),
@@ -143,9 +147,23 @@ def build_into_store(
         batch_size=batch_size,
         progress=progress,
         summary=summary,
+        index=index,
     )
+    if index is not None:
+        index.close()
     summary.seconds += time.perf_counter() - started
     return summary
+
+
+def local_search_index(store: Store, iris: Iris) -> SearchIndex | None:
+    """The full-text index file beside a local store directory (kept up to date by builds), else None."""
+    from kg.query.search import SearchIndex
+
+    index = SearchIndex.for_store(store, iris)
+    if index.path == ":memory:":
+        index.close()
+        return None
+    return index
 
 
 def write_extractions(
@@ -156,23 +174,40 @@ def write_extractions(
     batch_size: int = 200,
     progress: ProgressSink | None = None,
     summary: BuildSummary | None = None,
+    index: SearchIndex | None = None,
 ) -> None:
-    """Map extractions to paper graphs and write them, one transaction per `batch_size` papers."""
+    """Map extractions to paper graphs and write them, one transaction per `batch_size` papers.
+
+    With `index`, the full-text index is refreshed for just the papers and entities of each batch, so
+    adding papers to a big store costs time in proportion to the papers added.
+    """
     batch: dict[str, list[Quad]] = {}
     shared: dict[Quad, None] = {}  # entity descriptions, de-duplicated across the batch
+    papers: list[str] = []
+    entities: set[str] = set()
+
+    def flush() -> None:
+        before = store.generation() if index is not None else ""
+        store.replace_graphs(batch, list(shared))
+        if index is not None:
+            index.refresh(store, before, papers, entities)
+
     for ex in exs:
         mapped = mapper.map(ex)
         batch[mapped.graph] = mapped.quads
         shared.update(dict.fromkeys(mapped.shared))
+        if index is not None:
+            papers.append(ex.paper.id)
+            entities.update(Iris.entity_id(link.entity) for link in ex.links)
         if summary is not None:
             summary.add(ex, len(mapped.quads) + len(mapped.shared))
         if len(batch) >= batch_size:
-            store.replace_graphs(batch, list(shared))
+            flush()
             if progress:
                 progress(len(batch))
-            batch, shared = {}, {}
+            batch, shared, papers, entities = {}, {}, [], set()
     if batch:
-        store.replace_graphs(batch, list(shared))
+        flush()
         if progress:
             progress(len(batch))
 

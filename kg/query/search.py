@@ -186,9 +186,12 @@ class SearchIndex:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            have = {
-                (k, key): (i, sig) for i, k, key, sig in db.execute("SELECT id, kind, key, sig FROM docs")
-            }
+            if full:
+                rows = db.execute("SELECT id, kind, key, sig FROM docs").fetchall()
+            else:  # only the documents asked for: a refresh costs what it touches, not the index size
+                one = "SELECT id, kind, key, sig FROM docs WHERE kind = ? AND key = ?"
+                rows = [r for d in docs for r in db.execute(one, d).fetchall()]
+            have = {(k, key): (i, sig) for i, k, key, sig in rows}
             gone = [have[d][0] for d in have if (full and d not in docs) or (d in docs and docs[d] is None)]
             for i in gone:
                 db.execute("DELETE FROM fts WHERE rowid = ?", (i,))
