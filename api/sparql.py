@@ -5,18 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
 import pyoxigraph as ox
-from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
-from rdflib.plugins.sparql.parserutils import CompValue
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from api.sparql_results import ask_result, negotiate, select_results
 from api.sparql_worker import Reply, WorkerPool
+from kg.query.guard import ReadOnlyViolation
+from kg.query.guard import classify as classify_query
 from kg.settings import Settings
 from kg.store.embedded import EmbeddedStore
 from kg.store.formats import prefixes
@@ -31,40 +30,14 @@ _GRAPH_TYPES = {
 }
 
 
-class Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    yield node
-    children = node.values() if isinstance(node, dict) else node if isinstance(node, list | tuple) else ()
-    if hasattr(node, "asList") and not isinstance(node, dict):
-        children = list(node)
-    for child in children:
-        yield from _walk(child)
+Refused = ReadOnlyViolation  # a request this endpoint answers with `status` and a one-line message
 
 
 def classify(text: str) -> tuple[str, list[str] | None]:
-    """("SelectQuery" | "AskQuery" | "ConstructQuery" | "DescribeQuery", projected variables or None)."""
-    try:
-        parsed = parseQuery(text)
-    except Exception as exc:
-        try:
-            parseUpdate(text)
-        except Exception:
-            raise Refused(400, "malformed SPARQL query") from None
-        raise Refused(
-            403, "this endpoint is read-only: SPARQL updates (INSERT, DELETE, LOAD, DROP...) are refused"
-        ) from exc
-    if any(isinstance(n, CompValue) and n.name == "ServiceGraphPattern" for n in _walk(parsed)):
-        raise Refused(403, "SERVICE (federated queries) is not allowed on this endpoint")
-    query = parsed[1]
-    variables = None
-    if query.name == "SelectQuery" and "projection" in query:
-        variables = [str(p["var"] if "var" in p else p["evar"]) for p in query["projection"]]
-    return query.name, variables
+    """("SelectQuery" | "AskQuery" | "ConstructQuery" | "DescribeQuery", projected variables or None);
+    updates, LOAD and SERVICE are refused by the library's read-only guard (kg.query.guard)."""
+    form = classify_query(text)
+    return form.form, form.variables
 
 
 async def _query_text(request: Request) -> str:

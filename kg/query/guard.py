@@ -45,9 +45,10 @@ def classify(text: str) -> QueryForm:
         except Exception:
             raise ReadOnlyViolation(400, "malformed SPARQL query") from None
         raise ReadOnlyViolation(
-            403, "read-only: SPARQL updates (INSERT, DELETE, LOAD, DROP...) are refused") from exc
+            403, "this endpoint is read-only: SPARQL updates (INSERT, DELETE, LOAD, DROP...) are refused"
+        ) from exc
     if any(isinstance(n, CompValue) and n.name == "ServiceGraphPattern" for n in _walk(parsed)):
-        raise ReadOnlyViolation(403, "SERVICE (federated queries) is not allowed")
+        raise ReadOnlyViolation(403, "SERVICE (federated queries) is not allowed on this endpoint")
     query = parsed[1]
     variables = None
     if query.name == "SelectQuery" and "projection" in query:
