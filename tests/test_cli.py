@@ -214,3 +214,15 @@ def test_export_graphml_for_graph_tools(seed_store: Path, tmp_path: Path) -> Non
     kg("export", "--format", "graphml", "-o", out, "--store", seed_store)
     types = {d.get("type") for _, d in nx.read_graphml(out).nodes(data=True)}
     assert {"Paper", "Dataset", "Task"} <= types
+
+
+def test_stats_count_only_entities_that_papers_link_to(seed_store: Path) -> None:
+    stats = json.loads(kg("stats", "--json", "--store", seed_store).stdout)
+    linked = kg(
+        "sparql",
+        f"SELECT (COUNT(DISTINCT ?e) AS ?n) WHERE {{ ?p a <{KG}Paper> ; "
+        f"<{KG}usesDataset>|<{KG}introducesDataset> ?e }}",
+        "--store",
+        seed_store,
+    ).stdout
+    assert stats["entities_per_type"]["Dataset"] == int(json.loads(linked)[0]["n"])

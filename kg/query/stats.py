@@ -9,6 +9,10 @@ from kg.types import ENTITY_TYPES
 
 
 def stats(ctx: QueryContext) -> Stats:
+    """Papers, links per relation, entities linked to at least one paper per type, and triples.
+
+    Vocabulary concepts no paper links to are not counted as entities of the graph.
+    """
     papers = integer(ctx.select("SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper }")[0], "n")
     links = {
         (text(r, "r") or "").removeprefix(ctx.iris.ns): integer(r, "n")
@@ -21,7 +25,8 @@ def stats(ctx: QueryContext) -> Stats:
         (text(r, "t") or "").removeprefix(ctx.iris.ns): integer(r, "n")
         for r in ctx.select(
             f"SELECT ?t (COUNT(DISTINCT ?e) AS ?n) WHERE {{ "
-            f"{values('t', (ctx.term(t) for t in ENTITY_TYPES))} ?e a ?t }} GROUP BY ?t"
+            f"{values('t', (ctx.term(t) for t in ENTITY_TYPES))} ?e a ?t . "
+            f"FILTER EXISTS {{ {values('r', ctx.relations)} ?p ?r ?e . ?p a kg:Paper }} }} GROUP BY ?t"
         )
     }
     return Stats(papers, ctx.store.triple_count(), dict(sorted(links.items())), dict(sorted(types.items())))
