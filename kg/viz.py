@@ -9,12 +9,13 @@ from __future__ import annotations
 import html
 import json
 import textwrap
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+from kg.query.model import Edge, Node, Subgraph
 
 if TYPE_CHECKING:
     from kg.query import QueryContext
@@ -53,66 +54,18 @@ def style_of(node_type: str) -> NodeStyle:
 
 
 @dataclass(frozen=True, slots=True)
-class VizNode:
-    id: str
-    label: str
-    type: str
-
-
-@dataclass(frozen=True, slots=True)
-class VizEdge:
-    source: str
-    target: str
-    relation: str
-
-
-@dataclass(frozen=True, slots=True)
 class VizGraph:
-    """A neighbourhood to draw; `truncated` counts nodes the query layer left out."""
+    """A neighbourhood to draw (the query layer's nodes and edges) and the node it is centred on."""
 
-    nodes: tuple[VizNode, ...]
-    edges: tuple[VizEdge, ...]
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
     truncated: int = 0
     center: str | None = None
 
 
-class _NodeLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def type(self) -> str: ...
-
-
-class _EdgeLike(Protocol):
-    @property
-    def source(self) -> str: ...
-    @property
-    def target(self) -> str: ...
-    @property
-    def relation(self) -> str: ...
-
-
-class SubgraphLike(Protocol):
-    """What the query layer's neighbourhood function returns (duck-typed)."""
-
-    @property
-    def nodes(self) -> Iterable[_NodeLike]: ...
-    @property
-    def edges(self) -> Iterable[_EdgeLike]: ...
-    @property
-    def truncated(self) -> int: ...
-
-
-def from_subgraph(sub: SubgraphLike, center: str | None = None) -> VizGraph:
-    """Copy any Subgraph-shaped object (nodes with id/label/type, edges with source/target/relation)."""
-    return VizGraph(
-        nodes=tuple(VizNode(str(n.id), str(n.label), str(n.type)) for n in sub.nodes),
-        edges=tuple(VizEdge(str(e.source), str(e.target), str(e.relation)) for e in sub.edges),
-        truncated=int(sub.truncated),
-        center=center,
-    )
+def from_subgraph(sub: Subgraph, center: str | None = None) -> VizGraph:
+    """The query layer's neighbourhood, centred on `center`."""
+    return VizGraph(sub.nodes, sub.edges, sub.truncated, center)
 
 
 # --- vis-network, as shipped by pyvis ---------------------------------------------------------------

@@ -11,12 +11,13 @@ import pytest
 
 from kg.build import write_extractions
 from kg.query import QueryContext
+from kg.query.model import Edge, Node
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.embedded import EmbeddedStore
 from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Relation
-from kg.viz import VizEdge, VizGraph, VizNode, neighborhood_graph, render, short_label, viz
+from kg.viz import VizGraph, neighborhood_graph, render, short_label, viz
 
 SVG = "{http://www.w3.org/2000/svg}"
 IMAGENET = EntityRef("Dataset", "ImageNet")
@@ -118,8 +119,8 @@ def test_unknown_suffix_is_refused(tmp_path: Path) -> None:
 
 def test_truncated_count_is_shown(tmp_path: Path) -> None:
     g = VizGraph(
-        (VizNode("a", "Alpha", "Task"), VizNode("b", "Beta", "Paper")),
-        (VizEdge("b", "a", "addressesTask"),),
+        (Node("a", "", "Alpha", "Task"), Node("b", "", "Beta", "Paper")),
+        (Edge("b", "a", "addressesTask"),),
         truncated=7,
     )
     assert "Alpha — depth 1  (7 more not shown)" in _svg_texts(
@@ -128,10 +129,10 @@ def test_truncated_count_is_shown(tmp_path: Path) -> None:
 
 
 def test_fifty_nodes_draw_every_label(tmp_path: Path) -> None:
-    nodes = tuple(VizNode(f"task/t{i}", f"task {i}", "Task") for i in range(49)) + (
-        VizNode("p", "Hub", "Paper"),
+    nodes = tuple(Node(f"task/t{i}", "", f"task {i}", "Task") for i in range(49)) + (
+        Node("p", "", "Hub", "Paper"),
     )
-    edges = tuple(VizEdge("p", f"task/t{i}", "addressesTask") for i in range(49))
+    edges = tuple(Edge("p", f"task/t{i}", "addressesTask") for i in range(49))
     texts = _svg_texts(render(VizGraph(nodes, edges, center="p"), tmp_path / "big.svg"))
     assert {f"task {i}" for i in range(49)} | {"Hub"} <= set(texts)
 
