@@ -16,6 +16,7 @@ from kg.extract.common import (
     CONF_VOCAB,
     CONF_VOCAB_CASE,
     NAME_RE,
+    Mention,
     doc_text,
     mention,
     mentions,
@@ -40,6 +41,29 @@ _PART_NOUNS = words(
 )
 _UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
+
+
+def entry_mention(
+    start: int,
+    end: int,
+    entry: LexEntry,
+    *,
+    confidence: float,
+    rule: str,
+    variant_of: EntityRef | None = None,
+) -> Mention:
+    """A mention of a vocabulary entry: its type, name, kind and broader concepts."""
+    return mention(
+        start,
+        end,
+        entry.ref.type,
+        entry.ref.name,
+        kind=entry.ref.kind,
+        confidence=confidence,
+        rule=rule,
+        broader=entry.broader,
+        variant_of=variant_of,
+    )
 
 
 def _glued(text: str, start: int, end: int) -> bool:
@@ -120,18 +144,7 @@ class VocabMatcher:
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
                 conf = CONF_VOCAB_CASE
-            out.append(
-                mention(
-                    span.start_char,
-                    span.end_char,
-                    e.ref.type,
-                    e.ref.name,
-                    kind=e.ref.kind,
-                    confidence=conf,
-                    rule="vocab",
-                    broader=e.broader,
-                )
-            )
+            out.append(entry_mention(span.start_char, span.end_char, e, confidence=conf, rule="vocab"))
             for i in range(span.start_char, span.end_char):
                 covered[i] = True
         for m in NAME_RE.finditer(text):
@@ -167,33 +180,11 @@ class VocabMatcher:
                     )
                 )
                 return
-            out.append(
-                mention(
-                    start,
-                    end,
-                    e.ref.type,
-                    e.ref.name,
-                    kind=e.ref.kind,
-                    confidence=CONF_VOCAB,
-                    rule="vocab-key",
-                    broader=e.broader,
-                )
-            )
+            out.append(entry_mention(start, end, e, confidence=CONF_VOCAB, rule="vocab-key"))
             return
         # "ImageNet256$\times$256": a resolution suffix is not part of the name.
         if _RESOLUTION.match(text[end : end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
-            out.append(
-                mention(
-                    start,
-                    end,
-                    base.ref.type,
-                    base.ref.name,
-                    kind=base.ref.kind,
-                    confidence=CONF_VOCAB,
-                    rule="vocab-resolution",
-                    broader=base.broader,
-                )
-            )
+            out.append(entry_mention(start, end, base, confidence=CONF_VOCAB, rule="vocab-resolution"))
             return
         if "-" in word or any(ch.isdigit() for ch in word):  # versions and variants carry a digit or hyphen
             self._variant(doc, word, start)
@@ -220,15 +211,12 @@ class VocabMatcher:
             exact = lex.lookup(stem)
             if exact is not None:
                 out.append(
-                    mention(
+                    entry_mention(
                         start,
                         start + len(word),
-                        exact.ref.type,
-                        exact.ref.name,
-                        kind=exact.ref.kind,
+                        exact,
                         confidence=CONF_VOCAB,
                         rule="vocab-model-size",
-                        broader=exact.broader,
                         variant_of=family.ref if exact.ref != family.ref else None,
                     )
                 )
