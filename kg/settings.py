@@ -41,7 +41,6 @@ class Settings:
     query_timeout_s: float = 5.0  # SPARQL and GraphQL execution time
     sparql_row_cap: int = 10_000
     max_body_bytes: int = 1_000_000
-    workers: int = 1
     sparql_workers: int = 2  # /sparql worker processes over an on-disk store (0: answer in threads)
 
     @classmethod
@@ -58,7 +57,6 @@ class Settings:
             max_page=_env_int("KG_MAX_PAGE", d.max_page),
             query_timeout_s=_env_float("KG_QUERY_TIMEOUT", d.query_timeout_s),
             sparql_row_cap=_env_int("KG_SPARQL_ROW_CAP", d.sparql_row_cap),
-            workers=_env_int("KG_WORKERS", d.workers),
             sparql_workers=_env_int("KG_SPARQL_WORKERS", d.sparql_workers),
         )
         given = {k: v for k, v in overrides.items() if v is not None}

@@ -33,7 +33,7 @@ def build(
     inputs: Inputs,
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
-    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+    workers: Annotated[int, typer.Option(envvar="KG_WORKERS", help="Extraction processes.")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
     batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200,
 ) -> None:
@@ -106,7 +106,7 @@ def extract(
     inputs: Inputs,
     fmt: Annotated[str, typer.Option("--format", help="jsonl")] = "jsonl",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
-    workers: Annotated[int, typer.Option(help="Extraction processes.")] = 1,
+    workers: Annotated[int, typer.Option(envvar="KG_WORKERS", help="Extraction processes.")] = 1,
 ) -> None:
     """Print the links found in each paper as JSON lines (no store needed), in input order."""
     from kg.build import extractions
