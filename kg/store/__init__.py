@@ -13,11 +13,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kg.store.types import BadQuery, QueryTimeout, Row, Store, StoreError, Term, TooManyRows
+from kg.store.version import FORMAT_VERSION, StoreFormatError
 
 if TYPE_CHECKING:
     import rdflib
 
-__all__ = ["BadQuery", "QueryTimeout", "Row", "Store", "StoreError", "Term", "TooManyRows",
+__all__ = ["BadQuery", "FORMAT_VERSION", "QueryTimeout", "Row", "Store", "StoreError", "StoreFormatError",
+           "Term", "TooManyRows",
            "Factory", "as_rdflib", "open_store", "register_backend"]
 
 Factory = Callable[..., Store]  # factory(location, *, base_iri, read_only, create) -> Store
@@ -43,8 +45,12 @@ def _scheme(location: str) -> str:
     return head.lower() if sep and len(head) > 1 and head.replace("+", "").isalnum() else ""
 
 
-def open_store(location: str, *, base_iri: str, read_only: bool = False, create: bool = True) -> Store:
-    """Open the store at `location` with the backend its scheme names (a plain path is a directory)."""
+def open_store(location: str, *, base_iri: str, read_only: bool = False, create: bool = True,
+               upgrade: bool = False) -> Store:
+    """Open the store at `location` with the backend its scheme names (a plain path is a directory).
+
+    Every backend checks the store's format version (kg.store.version) and raises StoreFormatError for
+    a layout it does not read; `upgrade=True` (for `kg migrate` only) lets an older layout open."""
     scheme = _scheme(location)
     target = _BACKENDS.get(scheme)
     if target is None:
@@ -59,7 +65,8 @@ def open_store(location: str, *, base_iri: str, read_only: bool = False, create:
         path = location[len("file:"):].removeprefix("//")
     else:
         path = location
-    store: Store = target(path, base_iri=base_iri, read_only=read_only, create=create)
+    extra = {"upgrade": True} if upgrade else {}  # backends registered by others may not know it
+    store: Store = target(path, base_iri=base_iri, read_only=read_only, create=create, **extra)
     return store
 
 

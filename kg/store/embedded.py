@@ -14,6 +14,7 @@ from kg.store.formats import prefixes, rdf_format
 from kg.store.limits import collect
 from kg.store.sparql import bind
 from kg.store.types import BadQuery, Row, StoreError, Term
+from kg.store.version import check_format
 from kg.store.writes import Meta, drop_update, replace_update
 
 _LOCK_HINT = ("is locked by another process (a running `kg serve`/`oxigraph serve`?);"
@@ -24,12 +25,18 @@ class EmbeddedStore:
     """Oxigraph on local disk; every write is one Oxigraph transaction that also bumps the generation."""
 
     def __init__(self, path: str | None = None, *, base_iri: str = DEFAULT_BASE_IRI,
-                 read_only: bool = False, create: bool = True) -> None:
+                 read_only: bool = False, create: bool = True, upgrade: bool = False) -> None:
         self.location = path or "memory:"
         self.read_only = read_only
         self._meta = Meta(base_iri)
         self._base_iri = base_iri
         self._store = _open(path, read_only=read_only, create=create)
+        try:  # `upgrade` only for `kg migrate`: an older layout opens, a newer one never does
+            self.format_version = check_format(self, self._meta, self._update, read_only=read_only,
+                                               upgrade=upgrade)
+        except StoreError:
+            self._store = ox.Store()  # drop the directory (and its lock) now, even if the error is kept
+            raise
 
     @property
     def oxigraph(self) -> ox.Store:
@@ -103,6 +110,11 @@ class EmbeddedStore:
         text = drop_update(graph_iris, self._meta)
         if text:
             self._update(text)
+
+    def set_format_version(self, version: int) -> None:
+        """Stamp the layout version (kg migrate's last step), bumping the generation in the same write."""
+        self._update(self._meta.stamp(version) + " ;\n" + self._meta.bump())
+        self.format_version = version
 
     def load(self, path: str, fmt: str = "nquads", *, graph: str | None = None, bulk: bool = False) -> None:
         """Load a file in one transaction (all or nothing), then bump the generation.

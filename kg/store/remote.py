@@ -21,6 +21,7 @@ from kg.store.embedded import dump_dataset
 from kg.store.formats import rdf_format
 from kg.store.limits import collect
 from kg.store.types import BadQuery, QueryTimeout, Row, StoreError, Term
+from kg.store.version import check_format
 from kg.store.writes import Meta
 
 _JSON = "application/sparql-results+json"
@@ -32,7 +33,8 @@ class RemoteStore:
     """A SPARQL endpoint (Oxigraph server by default) behind the Store protocol."""
 
     def __init__(self, location: str, *, base_iri: str = DEFAULT_BASE_IRI, read_only: bool = False,
-                 create: bool = True, dialect: Dialect | str | None = None, timeout_s: float = 30.0) -> None:
+                 create: bool = True, dialect: Dialect | str | None = None, timeout_s: float = 30.0,
+                 upgrade: bool = False) -> None:
         self.location = location
         self.read_only = read_only
         d = DIALECTS[dialect] if isinstance(dialect, str) else dialect
@@ -49,6 +51,12 @@ class RemoteStore:
         if d is None:
             self.dialect = guess_dialect(location, probe.headers.get("server"))
             self._ep = self.dialect.endpoints(location)
+        try:  # the layout check every open makes; an empty endpoint is stamped as a new store
+            self.format_version = check_format(self, self._meta, self._update, read_only=read_only,
+                                               upgrade=upgrade)
+        except StoreError:
+            self._http.close()
+            raise
 
     # --- HTTP ---------------------------------------------------------------------------------
     def _post(self, url: str, *, accept: str | None = None, timeout_s: float | None = None,
@@ -143,6 +151,11 @@ class RemoteStore:
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:
         for text in self.dialect.drop_updates(graph_iris, self._meta):
             self._update(text)
+
+    def set_format_version(self, version: int) -> None:
+        """Stamp the layout version (kg migrate's last step), bumping the generation in the same request."""
+        self._update(self._meta.stamp(version) + " ;\n" + self._meta.bump())
+        self.format_version = version
 
     def load(self, path: str, fmt: str = "nquads", *, graph: str | None = None) -> None:
         """One request per file: a Graph Store POST where the dialect has one, else one INSERT DATA."""

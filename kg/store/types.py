@@ -38,6 +38,7 @@ class Store(Protocol):
     """An RDF dataset with named graphs, read with SPARQL, written a paper graph at a time."""
 
     location: str
+    format_version: int  # the layout version read (or stamped) on open; see kg.store.version
 
     def select(self, query: str, bindings: Mapping[str, Term] | None = None,
                timeout_s: float | None = None, max_rows: int | None = None) -> list[Row]:
@@ -57,6 +58,10 @@ class Store(Protocol):
 
     def drop_graphs(self, graph_iris: Iterable[str]) -> None:
         """Atomically remove whole named graphs."""
+        ...
+
+    def set_format_version(self, version: int) -> None:
+        """Stamp the store's layout version (only `kg migrate` calls this, after its last paper)."""
         ...
 
     def named_graphs(self) -> list[str]:

@@ -15,13 +15,29 @@ import pyoxigraph as ox
 
 
 class Meta:
-    """The `{base}graph/meta` graph holding one triple: `<meta> kg:generation "token"`."""
+    """The `{base}graph/meta` graph: `<meta> kg:generation "token"` and `<meta> kg:formatVersion N`."""
 
     def __init__(self, base_iri: str) -> None:
         base = base_iri if base_iri.endswith(("/", "#")) else base_iri + "/"
         self.graph = ox.NamedNode(base + "graph/meta")
         self.predicate = ox.NamedNode(base + "ontology#generation")
+        self.format_predicate = ox.NamedNode(base + "ontology#formatVersion")
+        self.ontology_graph = ox.NamedNode(base + "graph/ontology")
         self.iri = self.graph.value
+
+    def stamp(self, version: int) -> str:
+        """Update text replacing the store's format version stamp (kg.store.version) with `version`."""
+        g, p = self.graph, self.format_predicate
+        v = ox.Literal(str(int(version)), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+        return (
+            f"DELETE WHERE {{ GRAPH {g} {{ {g} {p} ?old }} }} ;\n"
+            f"INSERT DATA {{ GRAPH {g} {{ {g} {p} {v} }} }}"
+        )
+
+    def format_query(self) -> str:
+        """SELECT ?version stamps (no row in a store written before format versions existed)."""
+        g = self.graph
+        return f"SELECT ?version WHERE {{ GRAPH {g} {{ {g} {self.format_predicate} ?version }} }}"
 
     def bump(self) -> str:
         """Update text replacing the generation token with a fresh one (time-ordered, unique)."""
