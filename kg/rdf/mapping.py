@@ -5,7 +5,7 @@ descriptions in the shared graph {base}graph/entities):
 
     <paper> a kg:Paper, schema:ScholarlyArticle ; dcterms:identifier "id" ; dcterms:title ; dcterms:abstract ;
             dcterms:creator "name"... ; dcterms:issued "2025"^^xsd:gYear ; kg:venue ; schema:url <url> ;
-            kg:doi ; dcterms:source "file:line" ; kg:hasCode <url> ;
+            kg:doi ; dcterms:source "file:line" ; kg:hasCode <url> ; kg:extractorVersion "0.1.0" ;
             kg:<relation> <entity> .                         # the plain link, easy to query
     <link>  a kg:Link ; rdf:subject <paper> ; rdf:predicate kg:<relation> ; rdf:object <entity> ;
             kg:mention ; kg:evidence "sentence" ; kg:field "abstract" ; kg:start ; kg:end ;
@@ -125,6 +125,7 @@ class GraphMapper:
         agent = NamedNode(iris.extractor(ex.extractor_version or "unknown"))
         add(agent, _TYPE, NamedNode(PROV + "SoftwareAgent"))
         add(agent, RDFS + "label", Literal(f"paperkg extractor {ex.extractor_version or 'unknown'}"))
+        add(p, self.kg("extractorVersion"), Literal(ex.extractor_version or "unknown"))  # store format 2
 
         declared: set[str] = set()
         for link in ex.links:
