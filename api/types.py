@@ -55,6 +55,8 @@ class Paper:
     doi: str | None
     authors: list[str]
     code_urls: list[str]
+    extractor_version: str | None = strawberry.field(
+        default=None, description="Version of the extractor that wrote this paper's links (kg reextract).")
 
     @strawberry.field(
         description="Links to entities, with evidence; filter by entity type, relation, confidence."
@@ -91,6 +93,7 @@ class Paper:
             doi=p.doi,
             authors=list(p.authors),
             code_urls=list(p.code_urls),
+            extractor_version=p.extractor_version,
         )
 
 

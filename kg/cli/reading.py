@@ -83,6 +83,7 @@ def stats(
                     "triples": s.triples,
                     "links_per_relation": s.links_per_relation,
                     "entities_per_type": s.entities_per_type,
+                    "papers_per_extractor": s.papers_per_extractor,
                 }
             )
         )
@@ -93,6 +94,8 @@ def stats(
         t.add_row(f"links {rel}", str(n))
     for typ, n in s.entities_per_type.items():
         t.add_row(f"entities {typ}", str(n))
+    for version, n in s.papers_per_extractor.items():
+        t.add_row(f"papers by extractor {version}", str(n))
     t.add_row("triples", str(s.triples))
     Console().print(t)
 

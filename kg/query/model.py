@@ -24,6 +24,7 @@ class PaperInfo:
     doi: str | None = None
     authors: tuple[str, ...] = ()
     code_urls: tuple[str, ...] = ()
+    extractor_version: str | None = None  # kg:extractorVersion: the extractor that wrote its links
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +104,4 @@ class Stats:
     triples: int
     links_per_relation: dict[str, int] = field(default_factory=dict)
     entities_per_type: dict[str, int] = field(default_factory=dict)
+    papers_per_extractor: dict[str, int] = field(default_factory=dict)  # kg:extractorVersion -> papers

@@ -22,6 +22,7 @@ _FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would als
     "dcterms:creator",
     "dcterms:issued",
     "kg:venue",
+    "kg:extractorVersion",
     "schema:url",
     "kg:doi",
     "kg:hasCode",
@@ -65,6 +66,7 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
             doi=_one(f, "doi"),
             authors=tuple(f.get("creator", ())),
             code_urls=tuple(sorted(f.get("hasCode", ()))),
+            extractor_version=_one(f, "extractorVersion"),
         )
     return out
 

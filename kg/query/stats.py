@@ -29,4 +29,13 @@ def stats(ctx: QueryContext) -> Stats:
             f"FILTER EXISTS {{ {values('r', ctx.relations)} ?p ?r ?e . ?p a kg:Paper }} }} GROUP BY ?t"
         )
     }
-    return Stats(papers, ctx.store.triple_count(), dict(sorted(links.items())), dict(sorted(types.items())))
+    versions = {  # which extractor version wrote how many papers ("none": a paper without the stamp)
+        text(r, "v") or "none": integer(r, "n")
+        for r in ctx.select(
+            "SELECT ?v (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper ."
+            " OPTIONAL { ?p kg:extractorVersion ?version }"
+            ' BIND(COALESCE(?version, "none") AS ?v) } GROUP BY ?v'
+        )
+    }
+    return Stats(papers, ctx.store.triple_count(), dict(sorted(links.items())), dict(sorted(types.items())),
+                 dict(sorted(versions.items())))
