@@ -19,10 +19,13 @@ from pyoxigraph import Literal, NamedNode, Quad
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.store.types import Store
+from kg.types import Extraction, Paper, ReadProblem
+from kg.write import write_extractions, write_graphs
 
 if TYPE_CHECKING:
     from kg.query.search import SearchIndex
-from kg.types import Extraction, Paper, ReadProblem
+
+__all__ = ["write_extractions"]  # the batch write lives in kg.write (one write path); kept here by name
 
 ProblemSink = Callable[[ReadProblem], None]
 ProgressSink = Callable[[int], None]
@@ -166,60 +169,16 @@ def local_search_index(store: Store, iris: Iris) -> SearchIndex | None:
     return index
 
 
-def write_extractions(
-    store: Store,
-    exs: Iterable[Extraction],
-    mapper: GraphMapper,
-    *,
-    batch_size: int = 200,
-    progress: ProgressSink | None = None,
-    summary: BuildSummary | None = None,
-    index: SearchIndex | None = None,
-) -> None:
-    """Map extractions to paper graphs and write them, one transaction per `batch_size` papers.
-
-    With `index`, the full-text index is refreshed for just the papers and entities of each batch, so
-    adding papers to a big store costs time in proportion to the papers added.
-    """
-    batch: dict[str, list[Quad]] = {}
-    shared: dict[Quad, None] = {}  # entity descriptions, de-duplicated across the batch
-    papers: list[str] = []
-    entities: set[str] = set()
-
-    def flush() -> None:
-        before = store.generation() if index is not None else ""
-        store.replace_graphs(batch, list(shared))
-        if index is not None:
-            index.refresh(store, before, papers, entities)
-
-    for ex in exs:
-        mapped = mapper.map(ex)
-        batch[mapped.graph] = mapped.quads
-        shared.update(dict.fromkeys(mapped.shared))
-        if index is not None:
-            papers.append(ex.paper.id)
-            entities.update(Iris.entity_id(link.entity) for link in ex.links)
-        if summary is not None:
-            summary.add(ex, len(mapped.quads) + len(mapped.shared))
-        if len(batch) >= batch_size:
-            flush()
-            if progress:
-                progress(len(batch))
-            batch, shared, papers, entities = {}, {}, [], set()
-    if batch:
-        flush()
-        if progress:
-            progress(len(batch))
-
-
 def load_shards(store: Store, paths: Sequence[str | Path], base_iri: str, *, batch_size: int = 500) -> int:
-    """Load N-Quads shards from `kg build --out`: each paper graph replaces its older version, in batches
-    of whole papers (one transaction each); returns the number of paper graphs loaded."""
+    """Load N-Quads shards from `kg build --out` through the one write path: each paper graph replaces its
+    older version, in batches of whole papers (one transaction each), the full-text index beside a local
+    store kept in step; returns the number of paper graphs loaded."""
     import pyoxigraph as ox
 
     iris = Iris(base_iri)
     paper_prefix = iris.base + "graph/paper/"
     ensure_schema(store, base_iri)
+    index = local_search_index(store, iris)
     loaded = 0
     for path in paths:
         graphs: dict[str, list[Quad]] = {}
@@ -235,8 +194,10 @@ def load_shards(store: Store, paths: Sequence[str | Path], base_iri: str, *, bat
         names = list(graphs)
         for i in range(0, max(len(names), 1), batch_size):
             part = {g: graphs[g] for g in names[i : i + batch_size]}
-            store.replace_graphs(part, shared if i == 0 else ())
+            write_graphs(store, iris, part, shared if i == 0 else (), index=index)
         loaded += len(names)
+    if index is not None:
+        index.close()
     return loaded
 
 
