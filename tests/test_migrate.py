@@ -1,0 +1,179 @@
+"""`kg migrate`: a store in the previous layout (built now, rewritten into format 1) is upgraded in place
+to exactly what a fresh build writes; a migration killed with SIGKILL resumes and finishes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import pytest
+from test_store_format import (
+    BASE,
+    EXTRACTOR_VERSION,
+    FORMAT,
+    META,
+    ROOT,
+    SEED_JSONL,
+    dataset,
+    downgrade_to_v1,
+    kg,
+)
+
+from kg.query import (
+    QueryContext,
+    defenses,
+    entities,
+    entity,
+    links,
+    neighborhood,
+    paper,
+    papers,
+    search,
+    stats,
+)
+from kg.store import FORMAT_VERSION, StoreFormatError, open_store
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A fresh build of the sample, and a copy of it rewritten into format 1."""
+    root = tmp_path_factory.mktemp("migrate")
+    fresh, old = root / "fresh", root / "old"
+    kg("build", SEED_JSONL, "--store", fresh)
+    shutil.copytree(fresh, old)
+    assert downgrade_to_v1(old) == 19
+    return fresh, old
+
+
+def answers(path: Path) -> dict[str, Any]:
+    """The same questions the CLI and the API ask, answered from one store."""
+    st = open_store(str(path), base_iri=BASE, read_only=True)
+    ctx = QueryContext.open(st, BASE)
+    some = papers(ctx, first=100).items
+    out: dict[str, Any] = {
+        "stats": stats(ctx),
+        "papers": some,
+        "imagenet": papers(ctx, dataset="imagenet", first=100).items,
+        "entities": [entities(ctx, t, first=100).items for t in ("Task", "Dataset", "Method", "Threat")],
+        "ipi": entity(ctx, name="IPI"),
+        "defenses": defenses(ctx, target="LLM agents"),
+        "links": [links(ctx, p.id) for p in some],
+        "paper": [paper(ctx, p.id) for p in some],
+        "neighborhood": neighborhood(ctx, "dataset/imagenet", depth=2),
+        "search": search(ctx, "prompt injection", first=10),
+    }
+    ctx.index.close()
+    st.close()
+    return out
+
+
+def test_opening_the_old_layout_names_migrate(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, old = built
+    probe = tmp_path / "probe"
+    shutil.copytree(old, probe)
+    with pytest.raises(StoreFormatError) as err:
+        open_store(str(probe), base_iri=BASE)
+    assert str(err.value) == (f"store {probe} has format version 1; this paperkg reads version"
+                              f" {FORMAT_VERSION}: run `kg migrate --store {probe}` to upgrade it in place")
+
+
+def test_migrate_makes_the_store_equal_to_a_fresh_build(built: tuple[Path, Path]) -> None:
+    fresh, old = built
+    assert dataset(old) != dataset(fresh)
+    proc = kg("migrate", "--store", old)
+    assert "from format version 1 to 2: 19 papers for version 2" in proc.stdout
+    assert "ontology and vocabulary graphs rewritten" in proc.stdout
+    assert "version 2: 19/19 papers" in proc.stderr
+    assert dataset(old) == dataset(fresh)
+    assert answers(old) == answers(fresh)
+    assert "conforms" in kg("validate", "--store", old).stdout
+    again = kg("migrate", "--store", old)
+    assert "at format version 2 already; nothing to do" in again.stdout
+    assert dataset(old) == dataset(fresh)
+
+
+def test_migrated_papers_carry_the_version_of_their_links_agent(tmp_path: Path) -> None:
+    """The derivation reads each paper's own prov:SoftwareAgent, so papers of two versions stay apart."""
+    from kg.build import ensure_schema, write_extractions
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.types import EntityRef, Evidence, Extraction, Link, Paper
+
+    loc = tmp_path / "kg"
+    st = open_store(str(loc), base_iri=BASE)
+    ensure_schema(st, BASE)
+    ev = Evidence("We use ImageNet.", "ImageNet", 7, 15, 0.9)
+    link = Link("usesDataset", EntityRef("Dataset", "ImageNet"), ev)
+    exs = [Extraction(Paper(f"p{i}", "We use ImageNet."), (link,), extractor_version=v)
+           for i, v in enumerate(["0.0.9", "0.1.0", "0.0.9", ""])]
+    write_extractions(st, exs, GraphMapper(Iris(BASE)), batch_size=2)
+    st.close()
+    del st  # let RocksDB release the directory
+    downgrade_to_v1(loc)
+    kg("migrate", "--store", loc, "--batch", "1")
+    st = open_store(str(loc), base_iri=BASE, read_only=True)
+    rows = st.select(f"SELECT ?id ?v WHERE {{ ?p <http://purl.org/dc/terms/identifier> ?id ;"
+                     f" {EXTRACTOR_VERSION} ?v }}")
+    assert sorted((r["id"].value, r["v"].value) for r in rows) == [
+        ("p0", "0.0.9"), ("p1", "0.1.0"), ("p2", "0.0.9"), ("p3", "unknown")]
+    assert st.format_version == FORMAT_VERSION
+    st.close()
+
+
+def _synthetic_v1_store(loc: Path, n: int) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from synth import synth_extractions  # type: ignore[import-not-found]
+
+    from kg.build import ensure_schema, write_extractions
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+
+    st = open_store(str(loc), base_iri=BASE)
+    ensure_schema(st, BASE)
+    write_extractions(st, synth_extractions(n, seed=3), GraphMapper(Iris(BASE)), batch_size=500)
+    st.close()
+    del st  # let RocksDB release the directory
+    assert downgrade_to_v1(loc) == n
+
+
+def _migrated(loc: Path) -> tuple[int, int, list[str]]:
+    """(papers, papers with kg:extractorVersion, format stamps) read straight from the RocksDB files."""
+    raw = ox.Store.read_only(str(loc))
+    total = len({q.graph_name for q in raw.quads_for_pattern(
+        None, ox.NamedNode("http://purl.org/dc/terms/identifier"), None, None)})
+    done = sum(1 for _ in raw.quads_for_pattern(None, EXTRACTOR_VERSION, None, None))
+    stamps = [q.object.value for q in raw.quads_for_pattern(META, FORMAT, None, META)]
+    del raw
+    return total, done, stamps
+
+
+def test_a_killed_migration_leaves_whole_papers_and_resumes(tmp_path: Path) -> None:
+    loc, n, batch = tmp_path / "kg", 500, 2
+    _synthetic_v1_store(loc, n)
+    cmd = [sys.executable, "-m", "kg", "migrate", "--store", str(loc), "--batch", str(batch)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # progress is printed after each committed batch; 250 batches
+        if line.startswith("version 2: "):
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    total, done, stamps = _migrated(loc)
+    assert total == n and stamps == []
+    assert 0 < done < n  # killed mid-migration
+    assert done % batch == 0  # every transaction carried whole batches of papers: none half-written
+    with pytest.raises(StoreFormatError):
+        open_store(str(loc), base_iri=BASE, read_only=True)  # still format 1 until the job is finished
+    rerun = kg("migrate", "--store", loc, "--batch", "500")
+    assert f"{n - done} papers for version 2" in rerun.stdout
+    total, done, stamps = _migrated(loc)
+    assert (total, done, stamps) == (n, n, [str(FORMAT_VERSION)])
+    assert open_store(str(loc), base_iri=BASE, read_only=True).format_version == FORMAT_VERSION
+    assert "conforms" in kg("validate", "--store", loc).stdout
