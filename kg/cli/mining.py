@@ -1,0 +1,90 @@
+"""`kg mine` and `kg train-recogniser`: regenerate the mined vocabulary tier and the phrase recogniser from a
+corpus of abstracts (both deterministic; their outputs ship in the package)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.cli.common import app, err, fail
+
+CorpusArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Corpus files or folders of *.jsonl(.gz) abstracts [default: ../shared/data/corpus]."
+    ),
+]
+ExcludeOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--exclude", help="Gold or sample JSONL whose records never count (repeatable)."),
+]
+
+
+def _corpus(paths: list[Path] | None) -> list[Path]:
+    from kg.mine.run import DEFAULT_CORPUS, corpus_files
+
+    chosen = paths or [DEFAULT_CORPUS]
+    missing = [str(p) for p in chosen if not p.exists()]
+    if missing:
+        fail(f"no corpus at {', '.join(missing)}")
+    files = corpus_files(chosen)
+    if not files:
+        fail(f"no *.jsonl or *.jsonl.gz files in {', '.join(map(str, chosen))}")
+    return files
+
+
+@app.command()
+def mine(
+    corpus: CorpusArg = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="The mined tier (gzipped Turtle).")] = Path(
+        "ontology/vocab/mined.ttl.gz"
+    ),
+    exclude: ExcludeOpt = None,
+    min_support: Annotated[int, typer.Option(help="Fewest abstracts a term must occur in.")] = 3,
+    workers: Annotated[int, typer.Option(help="Tagging processes.")] = 2,
+    cache: Annotated[Path | None, typer.Option(help="Keep/reuse the corpus scan here (pickle).")] = None,
+) -> None:
+    """Mine typed ML terms and acronyms from a corpus into the second vocabulary tier."""
+    from kg.mine.run import HELD_OUT_FILES
+    from kg.mine.run import mine as run_mine
+
+    files = _corpus(corpus)
+    report = run_mine(
+        files,
+        out,
+        held_out_paths=[*HELD_OUT_FILES, *(exclude or [])],
+        workers=workers,
+        min_support=min_support,
+        cache=cache,
+    )
+    err.print(
+        f"{report.abstracts} abstracts ({report.held_out} held-out ids never counted) → "
+        f"{report.concepts} concepts {report.by_type} → {out}"
+    )
+
+
+@app.command("train-recogniser")
+def train_recogniser(
+    corpus: CorpusArg = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Weights file (.npz).")] = Path(
+        "kg/extract/models/recogniser.npz"
+    ),
+    exclude: ExcludeOpt = None,
+    documents: Annotated[int, typer.Option(help="Corpus abstracts to learn from.")] = 12_000,
+    workers: Annotated[int, typer.Option(help="Extraction processes for the silver labels.")] = 2,
+) -> None:
+    """Train the phrase recogniser by distant supervision on corpus abstracts; print held-out silver P/R."""
+    from kg.mine.corpus import corpus_records, held_out_from
+    from kg.mine.run import HELD_OUT_FILES
+    from kg.mine.train import train
+
+    files = _corpus(corpus)
+    held = held_out_from([p for p in (*HELD_OUT_FILES, *(exclude or [])) if p.is_file()])
+    records = list(corpus_records(files, held))
+    step = max(len(records) // max(documents, 1), 1)
+    chosen = records[::step][:documents]
+    report = train(chosen, out, workers=workers)
+    print(json.dumps(report.as_json(), indent=1))

@@ -1,0 +1,164 @@
+"""Mined-tier terms in a doc (`paperkg_terms`): noun-phrase candidates looked up in the mined vocabulary,
+typed by how the abstract uses them.
+
+Typing policy (ontology/README.md): a phrase that can name a task or a method ("imitation learning",
+"trajectory optimization") is a task where the abstract addresses it ("we study X", "for X", "the X task")
+and a method where it is a means ("using X", "via X", "X-based", "an X method"); otherwise its corpus prior.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.candidates import Phrase, cue_before, runs, sub_phrases, word_after
+from kg.extract.common import CONF_PATTERN, Mention, mention, mentions
+from kg.extract.words import words
+from kg.names import match_key
+
+TIER_FILE = Path(__file__).resolve().parents[2] / "ontology" / "vocab" / "mined.ttl.gz"
+CONF_MINED = 0.6
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+
+_TASK_BEFORE = words(
+    "for address addresses addressing tackle tackles study studies studying solve solves "
+    "toward towards investigate investigates"
+)
+_METHOD_BEFORE = words(
+    "using use uses via with apply applies applying leverage leverages leveraging employ "
+    "employs employing adopt adopts adopting based_on through incorporate incorporates "
+    "combine combines by than"
+)
+_TASK_AFTER = words("task tasks problem problems setting settings benchmark benchmarks")
+_METHOD_AFTER = words(
+    "method methods algorithm algorithms approach approaches technique techniques "
+    "framework module loss objective -based based"
+)
+# Part nouns after a phrase make it a modifier ("negative sampling ratio" is about the ratio).
+_PART_AFTER = words("loss losses module modules layer layers head heads block blocks ratio rate")
+
+
+@dataclass(frozen=True, slots=True)
+class TierTerm:
+    """A concept of the mined tier as the extractor uses it."""
+
+    name: str
+    type: str
+    alt_type: str | None
+    support: int
+
+
+@functools.lru_cache(maxsize=4)
+def load_tier(base_iri: str, path: Path = TIER_FILE) -> dict[str, TierTerm]:
+    """Match key of every label → concept; empty when the tier is not installed."""
+    if not path.is_file():
+        return {}
+    import pyoxigraph as ox
+
+    ns = base_iri + "ontology#"
+    info: dict[str, dict[str, object]] = {}
+    for q in ox.parse(gzip.decompress(path.read_bytes()), format=ox.RdfFormat.TURTLE, base_iri=base_iri):
+        d = info.setdefault(q.subject.value, {"alt": []})
+        p, o = q.predicate.value, q.object.value
+        if p.endswith("#type") and o.startswith(ns):
+            d["type"] = o[len(ns) :]
+        elif p == SKOS + "prefLabel":
+            d["name"] = o
+        elif p == SKOS + "altLabel":
+            d["alt"].append(o)  # type: ignore[union-attr]
+        elif p == ns + "altType":
+            d["alt_type"] = o[len(ns) :]
+        elif p == ns + "support":
+            d["support"] = int(o)
+    out: dict[str, TierTerm] = {}
+    for d in info.values():
+        if "name" not in d or "type" not in d:
+            continue
+        term = TierTerm(str(d["name"]), str(d["type"]), d.get("alt_type"), int(d.get("support", 0)))  # type: ignore[arg-type]
+        for label in [term.name, *d["alt"]]:  # type: ignore[misc]
+            if (key := match_key(str(label))) and len(key) > 3:
+                out.setdefault(key, term)
+    return out
+
+
+def context_type(doc: Doc, ph: Phrase, term: TierTerm) -> tuple[str, float]:
+    """The type the abstract gives the phrase, and how sure (context agreeing or not)."""
+    cue, after = cue_before(doc, ph.start), word_after(doc, ph.end)
+    if after == "-" and ph.end + 1 < len(doc) and doc[ph.end + 1].lower_ in ("based", "driven", "guided"):
+        after = "-based"
+    says_task = cue in _TASK_BEFORE or after in _TASK_AFTER
+    says_method = cue in _METHOD_BEFORE or after in _METHOD_AFTER
+    if term.alt_type and says_task != says_method:
+        wanted = "Task" if says_task else "Method"
+        if wanted in (term.type, term.alt_type):
+            return wanted, 0.1
+    return term.type, 0.05 if (says_task and term.type == "Task") or (
+        says_method and term.type == "Method"
+    ) else 0.0
+
+
+_MEASURE_WORDS = words(
+    "improve improves improved improving reduce reduces reduced reducing achieve achieves achieved achieving "
+    "outperform outperforms outperforming higher lower better faster increase increases decrease decreases "
+    "terms measured measure evaluate evaluated metric metrics score scores gain gains boost boosts speedup "
+    "speed-up cut cuts lowers raises trade-off tradeoff"
+)
+
+
+def measured(doc: Doc, ph: Phrase) -> bool:
+    """The phrase's sentence reports or compares a measurement (a number, "improves", "in terms of")."""
+    sent = (
+        doc[ph.start].sent if doc.has_annotation("SENT_START") else doc[max(0, ph.start - 20) : ph.end + 20]
+    )
+    return any(t.like_num or t.text == "%" or t.lower_ in _MEASURE_WORDS for t in sent)
+
+
+@Language.factory("paperkg_terms", default_config={"base_iri": "https://w3id.org/paperkg/"})
+def make_terms(nlp: Language, name: str, base_iri: str) -> TermFinder:
+    return TermFinder(load_tier(base_iri))
+
+
+class TermFinder:
+    """Pipeline component: the longest mined-tier term in each noun-phrase run, unless a curated or pattern
+    mention already covers it."""
+
+    def __init__(self, tier: dict[str, TierTerm]) -> None:
+        self.tier = tier
+
+    def __call__(self, doc: Doc) -> Doc:
+        if not self.tier:
+            return doc
+        out = mentions(doc)
+        taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
+        found: list[Mention] = []
+        for run in runs(doc):
+            for ph in sorted(sub_phrases(doc, run), key=lambda p: (-(p.end - p.start), p.start)):
+                term = self.tier.get(ph.key)
+                if term is None:
+                    continue
+                start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
+                if any(s < end and start < e for s, e in taken):
+                    continue
+                if word_after(doc, ph.end) in _PART_AFTER and term.type != "Metric":
+                    continue
+                type_, bonus = context_type(doc, ph, term)
+                if type_ == "Metric" and not measured(doc, ph):
+                    continue
+                found.append(
+                    mention(start, end, type_, term.name, confidence=CONF_MINED + bonus, rule="mined-term")
+                )
+                taken.append((start, end))
+        out.extend(found)
+        return doc
+
+
+def mined_keys(base_iri: str) -> frozenset[str]:
+    return frozenset(load_tier(base_iri))
+
+
+__all__ = ["TermFinder", "TierTerm", "load_tier", "context_type", "match_key"]

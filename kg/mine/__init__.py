@@ -1,0 +1,1 @@
+"""Corpus-scale terminology mining: the second, machine-mined tier of the vocabulary (`kg mine`)."""

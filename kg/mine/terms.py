@@ -1,0 +1,381 @@
+"""From corpus counts to typed concepts: termhood (C-value over nested candidates), generic-phrase filters,
+and a type read from the head noun and from how papers use the phrase ("we study X" vs "using X").
+
+Every rule here describes how ML papers are written in general; nothing names a particular paper.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from kg.extract.candidates import BREAK, GENERIC
+from kg.extract.words import words
+from kg.mine.corpus import CorpusCounts, TermStats
+from kg.names import match_key
+
+# ---------------------------------------------------------------------------------------- head nouns
+TASK_HEADS = words(
+    "generation prediction detection forecasting classification recognition segmentation estimation "
+    "recommendation retrieval translation summarization summarisation answering tracking captioning "
+    "synthesis completion reconstruction localization localisation parsing navigation editing matching "
+    "ranking reasoning grounding inpainting denoising restoration super-resolution discovery imputation "
+    "unlearning manipulation verification extraction labeling labelling tagging understanding "
+    "identification upsampling interpolation typing linking scheduling routing selection testing "
+    "adaptation generalization generalisation locomotion registration alignment compression deblurring "
+    "enhancement retargeting transfer attribution explanation diagnosis screening monitoring "
+    "localization counting modeling modelling inference planning control exploration "
+    "generalization recovery sensing coding synthesis correction resolution annotation "
+    "clustering reduction regression optimization optimisation learning search sampling"
+)
+METHOD_HEADS = words(
+    "network networks transformer transformers autoencoder autoencoders encoder encoders decoder decoders "
+    "machine machines sampling attention decoding masking hashing aggregation pretraining pre-training "
+    "fine-tuning finetuning tuning distillation regularization regularisation normalization normalisation "
+    "augmentation splatting rendering passing programming relaxation test trick filter filtering descent "
+    "carlo chain field fields tree trees forest forests embedding embeddings mechanism "
+    "kernel kernels estimator estimators sampler samplers optimizer "
+    "optimizers policy policies gradient gradients propagation backpropagation dropout pooling convolution "
+    "convolutions pruning quantization decomposition factorization factorisation regression classifier "
+    "classifiers detector detectors learning training weighting smoothing iteration prompting "
+    "model models algorithm algorithms method methods bound bounds search heuristic heuristics "
+    "architecture architectures "
+    "approximation approximations inference optimization optimisation clustering reduction "
+    "planning control exit casting checking matching estimation ensemble ensembles "
+    "flow flows game games automaton automata lasso bootstrap bagging boosting perceptron "
+    "perceptrons mixture mixtures rnn rnns cnn cnns gan gans lstm lstms vae vaes gnn gnns"
+)
+METRIC_HEADS = words(
+    "accuracy error errors score scores cost costs time latency throughput runtime speed size probability "
+    "distance rate rates ratio precision recall f1 auc auroc perplexity regret divergence completeness "
+    "fidelity efficiency utility bleu rouge fid similarity correlation mae mse rmse iou psnr ssim lpips "
+    "coverage consumption usage overhead complexity"
+)
+# Metric heads that are metrics on their own ("latency"), unlike "size" or "cost".
+SINGLE_METRICS = words(
+    "accuracy latency throughput runtime precision recall f1 auc auroc perplexity regret bleu rouge fid mae "
+    "mse rmse iou psnr ssim lpips"
+)
+GENERIC_HEADS = words(
+    "model models method methods algorithm algorithms approach approaches technique techniques"
+)
+DATASET_HEADS = words("dataset datasets benchmark benchmarks corpus corpora database treebank suite")
+DOMAIN_HEADS = words("systems domain domains")
+
+# Heads that name tasks and methods alike: their type comes from how papers use them.
+AMBIGUOUS = (TASK_HEADS & METHOD_HEADS) | words("learning training")
+
+# Words before a phrase that make it the problem addressed, or the means used.
+TASK_BEFORE = words(
+    "for address addresses addressing tackle tackles study studies studying solve solves "
+    "toward towards consider considers investigate investigates improve improves"
+)
+METHOD_BEFORE = words(
+    "using use uses used via with apply applies applying leverage leverages leveraging "
+    "employ employs employing adopt adopts adopting based_on through combine combines "
+    "incorporate incorporates introduce introduces extend extends than"
+)
+METRIC_BEFORE = words(
+    "improve improves improving reduce reduces reducing achieve achieves achieving "
+    "higher lower better increase increases decrease decreases terms measured"
+)
+TASK_AFTER = words("task tasks problem problems setting settings challenge challenges benchmark benchmarks")
+METHOD_AFTER = words(
+    "method methods algorithm algorithms approach approaches technique techniques model "
+    "models framework module loss objective strategy strategies architecture procedure"
+)
+DATASET_AFTER = words("dataset datasets benchmark benchmarks corpus corpora")
+
+# Modifiers that make a phrase an evaluation, a quantity or an instance, not a term of the field.
+_BAD_FIRST = (
+    BREAK
+    | GENERIC
+    | words(
+        "high higher low lower large larger small smaller good bad best better worse short long deep shallow "
+        "simple naive standard traditional conventional classical classic typical popular widely commonly "
+        "recently often well previously given corresponding respective relevant additional original "
+        "underlying resulting desired optimal sufficient necessary possible potential strong weak accurate "
+        "precise noisy clean real true actual whole similar same available public open specific general "
+        "individual single multiple initial final average overall empirical experimental theoretical "
+        "practical human-level superior lightweight flexible powerful principled alternative typical "
+        "significant dynamic static global local key main major minor critical crucial fundamental "
+        "one two three four five six seven eight nine ten many few several extensive unknown training "
+        "learning building designing developing improving enabling making solving handling leveraging "
+        "exploiting achieving providing generating capturing modeling modelling"
+    )
+)
+_BAD_ANY = words(
+    "paper papers work works we our they this these which what approach approaches results performance "
+    "experiments state-of-the-art sota art et al i.e. e.g. etc. proposed novel"
+)
+# Field names too general to be a paper's task or method (the guidelines' "generic phrases").
+GENERIC_TERMS = frozenset(
+    match_key(t)
+    for t in (
+        "machine learning",
+        "deep learning",
+        "artificial intelligence",
+        "neural network",
+        "deep neural network",
+        "deep network",
+        "learning algorithm",
+        "learning method",
+        "learning model",
+        "learning approach",
+        "machine learning model",
+        "machine learning method",
+        "machine learning algorithm",
+        "deep learning model",
+        "deep learning method",
+        "neural model",
+        "deep model",
+        "statistical learning",
+        "learning system",
+        "learning framework",
+        "learning problem",
+        "learning task",
+        "learning process",
+        "learning technique",
+        "learning strategy",
+        "learning paradigm",
+        "learning setting",
+        "training process",
+        "training procedure",
+        "training method",
+        "training strategy",
+        "optimization problem",
+        "optimization method",
+        "optimization algorithm",
+        "inference method",
+        "inference algorithm",
+        "estimation method",
+        "prediction model",
+        "prediction task",
+        "classification task",
+        "classification model",
+        "representation learning model",
+        "AI system",
+        "AI model",
+        "ML model",
+        "computer science",
+    )
+)
+_NUMBERISH = re.compile(r"^[\d.,%x×-]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class MinedTerm:
+    """A typed concept of the mined tier."""
+
+    name: str  # the most frequent surface form, lower-cased unless it is a name
+    type: str  # Task, Method, Metric, Dataset
+    alt_type: str | None  # the other type an ambiguous phrase can take in context (Task ⇄ Method)
+    aliases: tuple[str, ...]
+    support: int  # abstracts it occurs in
+    cvalue: float
+    venues: int
+    first_year: int | None
+    last_year: int | None
+    evidence: tuple[str, ...]  # corpus ids of abstracts it was read in
+    source: str  # "term" or "acronym"
+
+
+def _frac(c: Counter[str], vocab: frozenset[str], total: int) -> float:
+    return sum(n for w, n in c.items() if w in vocab) / max(total, 1)
+
+
+def cvalues(counts: CorpusCounts) -> dict[str, float]:
+    """C-value (Frantzi et al. 2000) over nested candidates: log2(1 + words) × (f − mean f of nestings)."""
+    nested_sum: Counter[str] = Counter()
+    nested_n: Counter[str] = Counter()
+    keys_by_words = {k: st.surfaces.most_common(1)[0][0].lower().split() for k, st in counts.terms.items()}
+    for key, ws in keys_by_words.items():
+        f = sum(counts.terms[key].surfaces.values())
+        for a in range(len(ws)):
+            for b in range(a + 1, len(ws) + 1):
+                if (a, b) == (0, len(ws)):
+                    continue
+                sub = match_key(" ".join(ws[a:b]))
+                if sub in counts.terms:
+                    nested_sum[sub] += f
+                    nested_n[sub] += 1
+    out = {}
+    for key, ws in keys_by_words.items():
+        f = sum(counts.terms[key].surfaces.values())
+        penalty = nested_sum[key] / nested_n[key] if nested_n[key] else 0.0
+        out[key] = math.log2(1 + len(ws)) * max(f - penalty, 0.0)
+    return out
+
+
+def display_name(st: TermStats) -> str:
+    """The usual surface form; lower case unless most writers keep capitals inside words."""
+    form, _ = st.surfaces.most_common(1)[0]
+    total = sum(st.surfaces.values())
+    lower = sum(n for s, n in st.surfaces.items() if s == s.lower())
+    word_caps = any(any(c.isupper() for c in w[1:]) or w.isupper() for w in form.split())
+    if (
+        word_caps
+        or lower * 3 < total
+        and sum(n for s, n in st.surfaces.items() if s[:1].isupper()) * 2 > total
+    ):
+        keep = [s for s, _ in st.surfaces.most_common() if s != s.lower()]
+        return keep[0] if keep else form
+    return form.lower()
+
+
+def is_term_shaped(name: str) -> bool:
+    """Two to five words, none generic at the start, no pronouns, numbers or evaluation words."""
+    ws = name.lower().split()
+    if not 2 <= len(ws) <= 5 or len(name) > 60:
+        return False
+    if ws[0] in _BAD_FIRST or ws[-1] in GENERIC and ws[-1] not in METHOD_HEADS | TASK_HEADS:
+        return False
+    if any(w in _BAD_ANY or _NUMBERISH.match(w) for w in ws):
+        return False
+    if all(w in GENERIC or w in BREAK for w in ws[:-1]):
+        return False
+    return all(re.search(r"[a-z]", w) for w in ws)
+
+
+# Heads that make a term only after a proper name: "Gaussian process", "Markov chain", "Poisson process".
+NAMED_HEADS = words("process processes chain chains field fields distribution distributions equation")
+
+
+def type_of(name: str, st: TermStats) -> tuple[str, str | None, float] | None:
+    """(type, alternative type, how sure) from the head noun and the contexts, or None (not a term)."""
+    ws = name.lower().split()
+    head = ws[-1]
+    total = sum(st.surfaces.values())
+    before_task = _frac(st.before, TASK_BEFORE, total)
+    before_method = _frac(st.before, METHOD_BEFORE, total)
+    after_task = _frac(st.after, TASK_AFTER, total)
+    after_method = _frac(st.after, METHOD_AFTER, total)
+    after_data = _frac(st.after, DATASET_AFTER, total) + _frac(st.tails, DATASET_AFTER, total)
+    if head in DATASET_HEADS or after_data >= 0.3:
+        return ("Dataset", None, 0.6) if any(c.isupper() for c in name) else None
+    if head in METRIC_HEADS and head not in TASK_HEADS | METHOD_HEADS:
+        return "Metric", None, 0.6
+    task_score = before_task + after_task + (0.15 if head in TASK_HEADS else 0.0)
+    method_score = before_method + after_method + (0.15 if head in METHOD_HEADS else 0.0)
+    if head in AMBIGUOUS or (head in TASK_HEADS and head in METHOD_HEADS):
+        first, second = ("Task", "Method") if task_score >= method_score else ("Method", "Task")
+        margin = abs(task_score - method_score)
+        return first, second, min(0.5 + margin, 0.7)
+    if head in TASK_HEADS:
+        return "Task", None, 0.65
+    if head in METHOD_HEADS or (head in NAMED_HEADS and name[:1].isupper() and len(ws) >= 2):
+        return "Method", None, 0.65
+    return None
+
+
+def single_metric(name: str, st: TermStats) -> bool:
+    """A one-word metric ("latency", "throughput"): a metric head written in measurement contexts."""
+    total = sum(st.surfaces.values())
+    return (
+        name.lower() in SINGLE_METRICS
+        and _frac(st.before, METRIC_BEFORE | words("and of"), total) + _frac(st.after, words("of and"), total)
+        >= 0.3
+    )
+
+
+def mine_terms(
+    counts: CorpusCounts, min_support: int = 3, known: frozenset[str] = frozenset()
+) -> list[MinedTerm]:
+    """Typed, term-shaped candidates with support in at least `min_support` abstracts and positive C-value.
+
+    `known`: match keys of curated labels; a phrase that is a known term plus a generic head is left out.
+    """
+    cv = cvalues(counts)
+    known = known | {k for k, st in counts.terms.items() if st.df >= min_support and cv.get(k, 0) >= 2.0}
+    out = []
+    for key, st in counts.terms.items():
+        if st.df < min_support or cv.get(key, 0.0) < 2.0:
+            continue
+        name = display_name(st)
+        if key in GENERIC_TERMS:
+            continue
+        if " " not in name and single_metric(name, st):
+            typed: tuple[str, str | None, float] | None = ("Metric", None, 0.6)
+        elif not is_term_shaped(name):
+            continue
+        else:
+            typed = type_of(name, st)
+        if typed is None:
+            continue
+        t, alt, _ = typed
+        if t == "Dataset" and name.split()[-1].lower() in DATASET_HEADS:
+            name = name.rsplit(" ", 1)[0]  # "the CoNLL dataset" names CoNLL
+            if len(name) < 3 or not any(c.isupper() or c.isdigit() for c in name):
+                continue
+        if name.split()[-1].lower() in GENERIC_HEADS and match_key(name.rsplit(" ", 1)[0]) in known:
+            continue  # "policy gradient methods": the term is "policy gradient"
+        aliases = tuple(
+            sorted({s for s, n in st.surfaces.items() if n >= 2 and s.lower() != name.lower()})[:4]
+        )
+        years = sorted(st.years)
+        out.append(
+            MinedTerm(
+                name=name,
+                type=t,
+                alt_type=alt,
+                aliases=aliases,
+                support=st.df,
+                cvalue=round(cv[key], 1),
+                venues=len(st.venues),
+                first_year=years[0] if years else None,
+                last_year=years[-1] if years else None,
+                evidence=tuple(st.evidence),
+                source="term",
+            )
+        )
+    return out
+
+
+def mine_acronyms(counts: CorpusCounts, terms: list[MinedTerm], min_support: int = 2) -> list[MinedTerm]:
+    """Terms with their acronyms as aliases, plus concepts defined as "Long Form (LF)" in at least
+    `min_support` abstracts whose long form types by its head ("Masked Autoencoder (MAE)")."""
+    by_key = {match_key(t.name): t for t in terms}
+    best: dict[str, tuple[int, str, str]] = {}  # long key → (support, short, long surface)
+    for (short, long_key), n in counts.acronyms.items():
+        if n < min_support or short.upper().rstrip("S") in ("LLM", "ML", "AI", "DL", "NLP"):
+            continue
+        if n > best.get(long_key, (0, "", ""))[0]:
+            best[long_key] = (n, short, counts.long_forms[(short, long_key)].most_common(1)[0][0])
+    out: dict[str, MinedTerm] = dict(by_key)
+    for long_key, (n, short, surface) in best.items():
+        short = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
+        if long_key in out:
+            t = out[long_key]
+            out[long_key] = MinedTerm(**{**_fields(t), "aliases": tuple(sorted({*t.aliases, short}))})
+            continue
+        st = counts.terms.get(long_key)
+        name = (
+            surface
+            if any(c.isupper() for c in surface[1:]) and st is None
+            else (display_name(st) if st is not None else surface.lower())
+        )
+        if not is_term_shaped(name):
+            continue
+        typed = type_of(name, st) if st is not None else type_of(name, TermStats(surfaces=Counter({name: 1})))
+        if typed is None or typed[0] == "Dataset":
+            continue
+        out[long_key] = MinedTerm(
+            name=name,
+            type=typed[0],
+            alt_type=typed[1],
+            aliases=(short,),
+            support=max(n, st.df if st else 0),
+            cvalue=0.0,
+            venues=len(st.venues) if st else 0,
+            first_year=min(st.years) if st and st.years else None,
+            last_year=max(st.years) if st and st.years else None,
+            evidence=tuple(counts.acronym_evidence[(short, long_key)]),
+            source="acronym",
+        )
+    return sorted(out.values(), key=lambda t: (t.type, match_key(t.name)))
+
+
+def _fields(t: MinedTerm) -> dict[str, object]:
+    return {f: getattr(t, f) for f in MinedTerm.__dataclass_fields__}
