@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
+from collections import Counter
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -13,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from api.sparql_results import ask_result, negotiate, select_results
-from api.sparql_worker import Reply, WorkerPool
+from api.sparql_worker import Reply, TooMuchMemory, WorkerPool
 from kg.query.guard import ReadOnlyViolation
 from kg.query.guard import classify as classify_query
 from kg.settings import Settings
@@ -22,6 +24,7 @@ from kg.store.formats import prefixes
 from kg.store.types import BadQuery, QueryTimeout, Store, StoreError, TooManyRows
 
 RUNNING_QUERIES = 4  # in-thread SPARQL evaluations alive at once, including ones whose request timed out
+PER_CLIENT = 1  # queries one client address may run at once (env KG_SPARQL_PER_CLIENT)
 _GRAPH_TYPES = {
     "text/turtle": ox.RdfFormat.TURTLE,
     "application/n-triples": ox.RdfFormat.N_TRIPLES,
@@ -109,6 +112,8 @@ class SparqlEndpoint:
         self.timeout, self.cap = settings.query_timeout_s, settings.sparql_row_cap
         self.pool: WorkerPool | None = None
         self._slots = threading.BoundedSemaphore(RUNNING_QUERIES)
+        self.per_client = max(1, int(os.environ.get("KG_SPARQL_PER_CLIENT") or PER_CLIENT))
+        self._clients: Counter[str] = Counter()  # queries running per client address (on the event loop)
         size = settings.sparql_workers
         if isinstance(store, EmbeddedStore) and store.location != "memory:" and size > 0:
             self.pool = WorkerPool(store.location, settings.base_iri, size, store.generation)
@@ -127,6 +132,12 @@ class SparqlEndpoint:
 
     async def handle(self, request: Request) -> Response:
         """The request handler."""
+        client = request.client.host if request.client is not None else "?"
+        if self._clients[client] >= self.per_client:
+            return PlainTextResponse(
+                f"{self._clients[client]} SPARQL queries from this client are still running; retry later",
+                status_code=429, headers={"Retry-After": "1"})
+        self._clients[client] += 1
         try:
             text = await _query_text(request)
             status, media, body = await self._answer(text, request.headers.get("accept", ""))
@@ -137,8 +148,14 @@ class SparqlEndpoint:
         except Busy as exc:
             return PlainTextResponse(f"{exc.running} SPARQL queries are still running; retry later",
                                      status_code=503)
+        except TooMuchMemory as exc:
+            return PlainTextResponse(str(exc), status_code=503)
         except StoreError:
             return PlainTextResponse("the store could not answer this query", status_code=500)
+        finally:
+            self._clients[client] -= 1
+            if self._clients[client] <= 0:
+                del self._clients[client]
         return Response(body, status_code=status, media_type=media)
 
     def close(self) -> None:

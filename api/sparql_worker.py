@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
@@ -20,6 +22,25 @@ from kg.store.types import QueryTimeout, StoreError
 
 Reply = tuple[int, str, bytes]  # HTTP status, media type, body
 STARTUP_S = 60.0  # longest wait for a fresh worker to import its modules and open the store
+MEMORY_MB = 512  # resident memory a worker may use (env KG_SPARQL_MEMORY_MB)
+POLL_S = 0.02  # how often a waiting call looks at its worker's memory (a worker grows ~0.3 GB/s at most)
+log = logging.getLogger("api.sparql")
+
+
+class TooMuchMemory(StoreError):
+    """A query made its worker grow past the memory cap; the worker was killed."""
+
+
+def rss_mb(pid: int | None) -> float:
+    """Resident memory of a process in MB (0 when it is gone), from /proc (Linux)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _PR_SET_PDEATHSIG = 1
 
 
@@ -84,8 +105,10 @@ class _Worker:
 class WorkerPool:
     """At most `size` worker processes over the store at `location`, started on first use."""
 
-    def __init__(self, location: str, base_iri: str, size: int, generation: Callable[[], str]) -> None:
+    def __init__(self, location: str, base_iri: str, size: int, generation: Callable[[], str],
+                 memory_mb: int | None = None) -> None:
         self.location, self.base_iri, self.size = os.path.abspath(location), base_iri, size
+        self.memory_mb = memory_mb or int(os.environ.get("KG_SPARQL_MEMORY_MB") or MEMORY_MB)
         self._generation = generation
         self._ctx = multiprocessing.get_context("spawn")  # never fork a threaded server
         self._lock = threading.Lock()
@@ -131,7 +154,8 @@ class WorkerPool:
             self._idle.append(worker)
 
     def call(self, worker: _Worker, text: str, accept: str, cap: int, timeout: float) -> Reply:
-        """Run one query on `worker` (blocking; the worker is given back); QueryTimeout past `timeout` s."""
+        """Run one query on `worker` (blocking; the worker is given back); QueryTimeout past `timeout` s,
+        TooMuchMemory when the worker grows past `memory_mb` (either way the worker is killed)."""
         replace = True
         try:
             job = (text, accept, cap, self._generation())
@@ -142,8 +166,7 @@ class WorkerPool:
             except (EOFError, OSError):  # died before taking the job: once more on a fresh one
                 worker = self._swap(worker)
                 self._send(worker, job)
-            if not worker.conn.poll(timeout):
-                raise QueryTimeout(f"query ran longer than {timeout:g} s")
+            self._wait(worker, timeout)
             reply: Reply = worker.conn.recv()
             replace = False
             return reply
@@ -151,6 +174,17 @@ class WorkerPool:
             raise StoreError("SPARQL worker died") from exc
         finally:
             self.release(worker, replace=replace)
+
+    def _wait(self, worker: _Worker, timeout: float) -> None:
+        """Wait for `worker`'s reply, watching its resident memory; raise past the time or memory cap."""
+        end = time.monotonic() + timeout
+        while not worker.conn.poll(min(POLL_S, max(0.0, end - time.monotonic()))):
+            if time.monotonic() >= end:
+                raise QueryTimeout(f"query ran longer than {timeout:g} s")
+            if (used := rss_mb(worker.process.pid)) > self.memory_mb:
+                log.warning("sparql worker %s killed: %.0f MB resident, over the %d MB cap",
+                            worker.process.pid, used, self.memory_mb)
+                raise TooMuchMemory(f"query needed more than {self.memory_mb} MB of memory; it was stopped")
 
     @staticmethod
     def _send(worker: _Worker, job: tuple[str, str, int, str]) -> None:

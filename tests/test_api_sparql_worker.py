@@ -18,6 +18,7 @@ from fixtures_api import Server, sample_store, serve
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 ANY = "ASK { ?s ?p ?o }"
+NORMAL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 5"
 
 
 def workers() -> list[psutil.Process]:
@@ -97,21 +98,91 @@ def test_writes_become_visible(server: Server) -> None:
     assert [ask(server, q).json()["boolean"] for _ in range(4)] == [False] * 4
 
 
+def client_at(address: str) -> httpx.Client:
+    """An HTTP client whose connections come from `address` (any 127.x.y.z is this machine's loopback)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=120)
+
+
+def ask_from(address: str, server: Server, query: str = ANY) -> httpx.Response:
+    with client_at(address) as c:
+        return c.get(server.url + "/sparql", params={"query": query})
+
+
+def busy_workers(n: int, deadline_s: float = 30) -> None:
+    """Wait until `n` workers are evaluating (using CPU): the runaway queries really started."""
+    deadline = time.monotonic() + deadline_s
+    while sum(p.cpu_percent(0.1) > 20 for p in workers()) < n:
+        assert time.monotonic() < deadline, "the runaway queries did not start"
+
+
 def test_all_workers_busy_is_503_retry_later(server: Server) -> None:
     assert ask(server).status_code == 200
     wait_for_workers(2)
     results: list[int] = []
-    threads = [threading.Thread(target=lambda: results.append(ask(server, RUNAWAY).status_code))
-               for _ in range(2)]
+    threads = [threading.Thread(target=lambda a=a: results.append(ask_from(a, server, RUNAWAY).status_code))
+               for a in ("127.0.0.2", "127.0.0.3")]  # two clients: each may run one query
     for t in threads:
         t.start()
-    time.sleep(0.4)
-    busy = ask(server)
+    busy_workers(2)
+    busy = ask_from("127.0.0.4", server)
     for t in threads:
         t.join()
     assert (busy.status_code, busy.text) == (503, "2 SPARQL queries are still running; retry later")
     assert results == [503, 503]
     assert ask(server).status_code == 200
+
+
+def test_one_client_runs_one_query_at_a_time_and_others_keep_their_latency(tmp_path: Path) -> None:
+    store = sample_store(str(tmp_path / "store"))
+    running = serve(store, query_timeout_s=5.0, sparql_workers=2)
+    server = next(running)
+    try:
+        assert ask(server).status_code == 200
+        assert ask_from("127.0.0.2", server).status_code == 200
+        wait_for_workers(2)
+        statuses: list[int] = []
+        with client_at("127.0.0.1") as attacker:
+            def attack() -> None:
+                statuses.append(attacker.get(server.url + "/sparql", params={"query": RUNAWAY}).status_code)
+
+            heavy = [threading.Thread(target=attack) for _ in range(4)]
+            for t in heavy:
+                t.start()
+            busy_workers(1)
+            latencies = []
+            with client_at("127.0.0.2") as probe:
+                for _ in range(20):
+                    started = time.monotonic()
+                    r = probe.get(server.url + "/sparql", params={"query": NORMAL})
+                    latencies.append(time.monotonic() - started)
+                    assert r.status_code == 200, r.text
+            for t in heavy:
+                t.join()
+        assert sorted(statuses) == [429, 429, 429, 503]  # one query per client; it ran to its budget
+        # generous: a normal query takes milliseconds; before, every probe got 503 while workers were busy
+        assert max(latencies) < 4, latencies
+    finally:
+        next(running, None)
+        store.close()
+
+
+def test_a_query_past_the_memory_cap_is_killed_and_reported(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_SPARQL_MEMORY_MB", "200")
+    store = sample_store(str(tmp_path / "store"))
+    running = serve(store, query_timeout_s=120.0, sparql_workers=1)
+    server = next(running)
+    try:
+        assert ask(server).status_code == 200
+        before = {p.pid for p in wait_for_workers(1)}
+        hog = "SELECT ?a ?d ?g WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 10"
+        r = ask(server, hog)
+        assert (r.status_code, r.text) == (503, "query needed more than 200 MB of memory; it was stopped")
+        assert {p.pid for p in wait_for_workers(1)}.isdisjoint(before)  # killed, a fresh worker in its place
+        assert ask(server).status_code == 200
+    finally:
+        next(running, None)
+        store.close()
 
 
 def test_workers_stop_with_the_app(tmp_path: Path) -> None:

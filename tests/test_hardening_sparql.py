@@ -239,12 +239,10 @@ RUNAWAY = [  # no row for a very long time: answered 503 at the budget (and then
 HEAVY = BOUNDED + RUNAWAY
 
 
-@pytest.fixture(scope="module")
-def process_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, psutil.Process]]:
-    store = tmp_path_factory.mktemp("heavy") / "store"
-    sample_store(str(store)).close()
+def start_server(store: Path, timeout_s: float) -> tuple[subprocess.Popen[bytes], str]:
+    """`kg serve` over `store` in its own process, with `timeout_s` per query and a 1,000-row cap."""
     port = free_port()
-    env = {**os.environ, "KG_QUERY_TIMEOUT": "1", "KG_SPARQL_ROW_CAP": "1000"}
+    env = {**os.environ, "KG_QUERY_TIMEOUT": str(timeout_s), "KG_SPARQL_ROW_CAP": "1000"}
     env.pop("KG_API_TOKEN", None)
     proc = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store),
                              "--host", "127.0.0.1", "--port", str(port), "--no-sample"], cwd=ROOT, env=env,
@@ -259,26 +257,58 @@ def process_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
             pass
         assert proc.poll() is None and time.monotonic() < deadline, "kg serve did not start"
         time.sleep(0.1)
+    return proc, url
+
+
+def heavy_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh on-disk sample store (one per server: a store directory is locked by its server)."""
+    store = tmp_path_factory.mktemp("heavy") / "store"
+    sample_store(str(store)).close()
+    return store
+
+
+@pytest.fixture(scope="module")
+def process_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, psutil.Process]]:
+    """A server with a 1 s query budget, for queries that must be cut off at it."""
+    proc, url = start_server(heavy_store(tmp_path_factory), 1.0)
     yield url, psutil.Process(proc.pid)
     proc.send_signal(signal.SIGKILL)  # runaway evaluations cannot be cancelled: end them with the process
     proc.wait()
 
 
-def test_heavy_queries_are_bounded_by_timeout_or_row_cap(process_server: tuple[str, psutil.Process]) -> None:
+@pytest.fixture(scope="module")
+def patient_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose budget (120 s) no bounded query can reach, however busy the machine: what bounds
+    those queries is the row cap or their own end, never the clock."""
+    proc, url = start_server(heavy_store(tmp_path_factory), 120.0)
+    yield url
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def sparql_post(url: str, q: str) -> httpx.Response:
+    r = httpx.post(url + "/sparql", content=q.encode(), timeout=300,
+                   headers={"content-type": "application/sparql-query"})
+    assert "Traceback" not in r.text and str(ROOT) not in r.text
+    return r
+
+
+@pytest.mark.parametrize("q", BOUNDED, ids=range(len(BOUNDED)))
+def test_bounded_heavy_queries_stop_at_the_row_cap_or_finish(patient_server: str, q: str) -> None:
+    r = sparql_post(patient_server, q)
+    assert r.status_code in {200, 400, 413}, (q[:80], r.status_code, r.text[:200])
+    if r.status_code == 200:
+        assert r.text.count('"value"') <= 3 * 1000 * 12  # the row cap held
+
+
+@pytest.mark.parametrize("q", RUNAWAY, ids=range(len(RUNAWAY)))
+def test_runaway_queries_are_cut_off_at_the_budget(process_server: tuple[str, psutil.Process],
+                                                   q: str) -> None:
     url, _ = process_server
-    results = []
-    for q in HEAVY:
-        started = time.monotonic()
-        r = httpx.post(url + "/sparql", content=q.encode(), timeout=60,
-                       headers={"content-type": "application/sparql-query"})
-        results.append((r.status_code, time.monotonic() - started))
-        assert "Traceback" not in r.text and str(ROOT) not in r.text
-        assert r.status_code in {200, 400, 413, 503}, (q[:80], r.status_code, r.text[:200])
-        if r.status_code == 200:
-            assert r.text.count('"value"') <= 3 * 1000 * 12  # the row cap held
-    assert max(s for _, s in results) < 15  # 1 s budget: no request hangs
-    assert {s for s, _ in results[: len(BOUNDED)]} == {200, 400, 413}
-    assert {s for s, _ in results[len(BOUNDED):]} == {503}
+    started = time.monotonic()
+    r = sparql_post(url, q)
+    assert r.status_code == 503, (q[:80], r.status_code, r.text[:200])
+    assert time.monotonic() - started < 60  # 1 s budget (+ a fresh worker's start-up): no request hangs
 
 
 def test_graphql_keeps_answering_while_runaway_sparql_queries_run(
@@ -288,7 +318,7 @@ def test_graphql_keeps_answering_while_runaway_sparql_queries_run(
     with ThreadPoolExecutor(48) as pool:
         statuses = list(pool.map(lambda _: httpx.get(url + "/sparql", params={"query": runaway},
                                                      timeout=60).status_code, range(48)))
-    assert set(statuses) == {503}
+    assert set(statuses) <= {429, 503} and 503 in statuses  # one client: one runs (cut off), others wait
     started = time.monotonic()
     r = httpx.post(url + "/graphql", json={"query": '{ paper(id: "seed-01") { id } }'}, timeout=60)
     assert r.json() == {"data": {"paper": {"id": "seed-01"}}}
