@@ -30,7 +30,6 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-COUNTS: dict[str, int] = {}
 
 # Text a record may carry: anything printable, with right-to-left runs, combining marks and LaTeX bits.
 _ODD = [
@@ -61,10 +60,6 @@ WORDS = st.lists(
     min_size=1,
     max_size=12,
 ).map(" ".join)
-
-
-def count(name: str) -> None:
-    COUNTS[name] = COUNTS.get(name, 0) + 1
 
 
 def split(items: list[Paper | ReadProblem]) -> tuple[list[Paper], list[ReadProblem]]:
@@ -103,7 +98,6 @@ JSONL_BAD = [
 @FUZZ
 @given(plan=st.lists(st.one_of(st.tuples(WORDS, WORDS), st.sampled_from(JSONL_BAD)), min_size=1, max_size=25))
 def test_jsonl_good_records_survive_bad_neighbours(plan: list[tuple[str, str] | str]) -> None:
-    count("jsonl mixed")
     lines, good = [], []
     for item in plan:
         if isinstance(item, tuple):
@@ -128,7 +122,6 @@ CSV_BAD = [["1", "2", "3", "4", "5", "6"], ["only-one"], ["bad", "", ""]]
     )
 )
 def test_csv_good_rows_survive_ragged_and_empty_rows(plan: list[tuple[str, str] | int]) -> None:
-    count("csv mixed")
     out = io.StringIO()
     w = csv.writer(out)
     w.writerow(["id", "title", "abstract"])
@@ -163,7 +156,6 @@ def bib_escape(text: str) -> str:
     )
 )
 def test_bibtex_good_entries_survive_broken_ones(plan: list[tuple[str, str] | int]) -> None:
-    count("bibtex mixed")
     parts, good, bad = [], [], 0
     for n, item in enumerate(plan):
         if isinstance(item, tuple):
@@ -190,7 +182,6 @@ def test_bibtex_good_entries_survive_broken_ones(plan: list[tuple[str, str] | in
     )
 )
 def test_json_array_good_objects_survive_bad_elements(plan: list[tuple[str, str] | str]) -> None:
-    count("json mixed")
     elements, good = [], []
     for n, item in enumerate(plan):
         if isinstance(item, tuple):
@@ -229,7 +220,6 @@ def _csv_file(n: int) -> tuple[str, list[int]]:
 def test_truncated_file_keeps_every_complete_record(
     name: str, make: Callable[[int], tuple[str, list[int]]], fraction: float
 ) -> None:
-    count(f"truncated {name}")
     text, ends = make(30)
     data = text.encode()
     cut = int(len(data) * fraction)
@@ -355,7 +345,6 @@ ANY_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=3000)
 )
 @given(title=st.one_of(st.none(), WORDS), abstract=st.one_of(ANY_TEXT, WORDS))
 def test_extractor_never_crashes_on_any_text(extractor: Extractor, title: str | None, abstract: str) -> None:
-    count("extractor text")
     ex = extractor.extract_one(Paper(id="x", abstract=abstract, title=title))
     for link in ex.links:
         source = (title or "") if link.evidence.field == "title" else abstract
@@ -390,9 +379,5 @@ def test_long_run_without_spaces_is_cut_where_it_starts(extractor: Extractor) ->
         "abstract truncated to 100000 characters",
         "abstract cut at 25: a run of over 1000 characters without spaces",
     )
-    assert ("usesDataset", "ImageNet") in {(lk.relation, lk.entity.name) for lk in ex.links} or ex.links
+    assert "ImageNet" in {lk.entity.name for lk in ex.links}  # the text before the cut is still read
 
-
-def test_input_case_counts_are_reported() -> None:
-    print(f"input fuzz cases: {COUNTS}")
-    assert sum(COUNTS.values()) >= 0

@@ -31,7 +31,11 @@ def test_file_url_is_a_directory(tmp_path: Path) -> None:
     assert store.location == str(tmp_path / "kg")
 
 
-def test_registered_backend_gets_the_options() -> None:
+def test_registered_backend_gets_the_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kg.store
+
+    # a private copy of the registry for this test: the fake backend must not outlive it
+    monkeypatch.setattr(kg.store, "_BACKENDS", dict(kg.store._BACKENDS))
     seen: dict[str, Any] = {}
 
     def factory(location: str, **options: Any) -> EmbeddedStore:
@@ -41,6 +45,11 @@ def test_registered_backend_gets_the_options() -> None:
     register_backend("fake", factory)
     open_store("fake://x", base_iri=BASE, read_only=True)
     assert seen == {"location": "fake://x", "base_iri": BASE, "read_only": True, "create": True}
+
+
+def test_no_test_leaves_a_backend_registered() -> None:
+    with pytest.raises(StoreError, match="no store backend for fake"):
+        open_store("fake://x", base_iri=BASE)
 
 
 def test_unknown_scheme_is_one_line() -> None:
