@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from cross_web import HTTPException
+from graphql import GraphQLError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -22,13 +25,14 @@ from api import explorer
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.export import make_export
+from api.headers import SecurityHeaders
+from api.limits import DeadlineExceeded
 from api.loaders import Loaders
 from api.schema import build_schema
 from api.sparql import SparqlEndpoint
 from api.time_limit import TimeLimit
 from api.writer import PaperWriter
 from kg.query import QueryContext
-from kg.query.context import time_budget
 from kg.query.memo import at_generation
 from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
@@ -60,9 +64,12 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                 await asyncio.sleep(0.005)
             try:
                 before = await self._generation()
-                with time_budget(self.settings.query_timeout_s), at_generation(before):
-                    result = await super().execute_single(
-                        request, request_adapter, sub_response, context, root_value, request_data)
+                try:
+                    with at_generation(before):  # the time budget: api.limits.Deadline
+                        result = await super().execute_single(
+                            request, request_adapter, sub_response, context, root_value, request_data)
+                except DeadlineExceeded as exc:
+                    return ExecutionResult(data=None, errors=[GraphQLError(str(exc))])
                 if last or getattr(request.state, "kg_mutation", False):
                     return result
                 if await self._generation() == before:
@@ -72,6 +79,21 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                 if last:
                     self.writer.release()
         raise AssertionError("unreachable")
+
+    def decode_json(self, data: str | bytes) -> object:
+        """The request body as JSON; a body that is not UTF-8, nests too deeply or is not an object (or a
+        batch) is a 400 with one line, never a 500."""
+        try:
+            body = data.decode("utf-8") if isinstance(data, bytes) else data
+        except UnicodeDecodeError as exc:
+            raise HTTPException(400, f"request body is not valid UTF-8 (byte {exc.start})") from None
+        try:
+            value = json.loads(body)
+        except RecursionError:
+            raise HTTPException(400, "request body nests too deeply") from None
+        if not isinstance(value, dict | list):
+            raise HTTPException(400, "request body must be a JSON object") from None
+        return value
 
     async def _generation(self) -> str:
         """The store's generation: read on the loop for a local store (~15 µs), off it for a remote one."""
@@ -119,6 +141,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             *explorer.routes(),
         ],
         middleware=[
+            Middleware(SecurityHeaders),
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes),
             Middleware(TimeLimit, seconds=settings.query_timeout_s),
         ],

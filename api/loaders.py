@@ -1,19 +1,23 @@
-"""Per-request DataLoaders: every field that fans out over a list is answered one query-batch per level."""
+"""Per-request DataLoaders: every field that fans out over a list is answered one query-batch per level; each
+load checks the request's deadline when its batch arrives (api.limits.Deadline)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ParamSpec, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from strawberry.dataloader import DataLoader
 
+from api.limits import check_deadline
 from kg import query as q
 from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, QueryContext
 
 P = ParamSpec("P")
 R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
 PapersKey = tuple[str, str | None, int, str | None]  # entity iri, relation, first, after
 RelatedKey = tuple[str, int]
 
@@ -23,16 +27,29 @@ async def off_loop(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     return await run_in_threadpool(fn, *args, **kwargs)
 
 
+class CheckedLoader(DataLoader[K, V]):
+    """A DataLoader whose loads check the request's deadline once their batch has arrived."""
+
+    def load(self, key: K) -> Awaitable[V]:  # type: ignore[override]
+        return _checked(super().load(key))
+
+
+async def _checked(pending: Awaitable[V]) -> V:
+    value = await pending
+    check_deadline()
+    return value
+
+
 class Loaders:
     """The batch loaders of one request over one QueryContext."""
 
     def __init__(self, ctx: QueryContext) -> None:
         self.ctx = ctx
-        self.links: DataLoader[str, list[LinkInfo]] = DataLoader(self._links)
-        self.broader: DataLoader[str, list[EntityInfo]] = DataLoader(self._broader)
-        self.narrower: DataLoader[str, list[EntityInfo]] = DataLoader(self._narrower)
-        self.related: DataLoader[RelatedKey, list[EntityInfo]] = DataLoader(self._related)
-        self.papers: DataLoader[PapersKey, Page[PaperInfo]] = DataLoader(self._papers)
+        self.links: DataLoader[str, list[LinkInfo]] = CheckedLoader(self._links)
+        self.broader: DataLoader[str, list[EntityInfo]] = CheckedLoader(self._broader)
+        self.narrower: DataLoader[str, list[EntityInfo]] = CheckedLoader(self._narrower)
+        self.related: DataLoader[RelatedKey, list[EntityInfo]] = CheckedLoader(self._related)
+        self.papers: DataLoader[PapersKey, Page[PaperInfo]] = CheckedLoader(self._papers)
 
     async def _links(self, keys: Sequence[str]) -> list[list[LinkInfo]]:
         found = await off_loop(q.links_by_paper, self.ctx, keys)

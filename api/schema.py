@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import time
+
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
     MaskErrors,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
-    QueryDepthLimiter,
-    ValidationCache,
 )
+from strawberry.types import ExecutionContext
 
 from api.auth import require_token
 from api.context import ApiInfo
 from api.errors import PublicError, should_mask
+from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
 from api.loaders import off_loop
 from api.page import check_range
 from api.types import (
@@ -32,10 +37,14 @@ from api.types import (
     TypeCount,
     kg_type,
 )
-from api.writer import paper_id
+from api.writer import MAX_BATCH, WriteGate, paper_id
 from kg import query as q
 from kg.settings import Settings
 from kg.types import Paper as PaperRecord
+
+MAX_COST = 100_000  # estimated cost (api.shape) of the costliest request served; env KG_MAX_COST
+WRITE_MARGIN_S = 1.0  # a write must start its commit this long before the time limit
+log = logging.getLogger("api.graphql")
 
 
 @strawberry.type
@@ -148,7 +157,7 @@ class Mutation:
     )
     async def add_papers(self, info: ApiInfo, papers: list[PaperInput]) -> list[Paper]:
         require_token(info.context.request, info.context.settings.api_token)
-        check_range("number of papers", len(papers), 1, info.context.settings.max_page)
+        check_range("number of papers", len(papers), 1, MAX_BATCH)
         records = [
             PaperRecord(
                 id=str(p.id) if p.id else paper_id(p.title, p.abstract),
@@ -162,32 +171,60 @@ class Mutation:
             )
             for p in papers
         ]
-        return [Paper.of(p) for p in await off_loop(info.context.writer.add, records)]
+        gate = write_gate(info)
+        return [Paper.of(p) for p in await off_loop(info.context.writer.add, records, gate)]
 
     @strawberry.mutation(
         description="Delete a paper and everything extracted from it (bearer token required)."
     )
     async def delete_paper(self, info: ApiInfo, id: strawberry.ID) -> bool:
         require_token(info.context.request, info.context.settings.api_token)
-        return await off_loop(info.context.writer.delete, str(id))
+        return await off_loop(info.context.writer.delete, str(id), write_gate(info))
+
+
+def write_gate(info: ApiInfo) -> WriteGate:
+    """The request's write gate, shared with the time-limit middleware (api.time_limit) through the ASGI
+    scope; the write must commit within the time limit less a margin, or not at all."""
+    s = info.context.settings
+    gate = WriteGate(time.monotonic() + max(0.5, s.query_timeout_s - WRITE_MARGIN_S))
+    info.context.request.state.kg_write = gate
+    return gate
+
+
+class Schema(strawberry.Schema):
+    """The schema, logging one line per client error (tracebacks only for unexpected faults)."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        faults = [e for e in errors if should_mask(e)]
+        for e in errors:
+            if not should_mask(e):
+                log.info("graphql client error: %s", " ".join(e.message.split())[:300])
+        if faults:
+            super().process_errors(faults, execution_context)
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
     """The schema with the public limits from `settings` and strawberry's parse/validation caches."""
     # The limiters' rule classes are made once: QueryDepthLimiter / MaxAliasesLimiter build a new class per
     # instance, and the validation cache is keyed by the rule classes, so per-request limiters never hit it.
-    rules = [
-        *QueryDepthLimiter(max_depth=settings.max_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
-    ]
-    return strawberry.Schema(
+    # Depth, cost and the one-write rule are checked before validation, by one memoised walk each
+    # (api.shape): graphql-core's rules and strawberry's depth limiter re-walk a fragment per spread.
+    rules = [*MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules]
+    max_cost = float(getattr(settings, "max_cost", None) or os.environ.get("KG_MAX_COST") or MAX_COST)
+    return Schema(
         query=Query,
         mutation=Mutation,
         extensions=[  # factories: a fresh extension per request (the parse/validation caches are global)
-            lambda: AddValidationRules(rules),
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: ParserCache(maxsize=512),
-            lambda: ValidationCache(maxsize=512),
+            lambda: DepthLimit(settings.max_depth),
+            lambda: CostLimit(max_cost),
+            OneWrite,
+            lambda: AddValidationRules(rules),
+            lambda: CheckedValidation(maxsize=512),
+            lambda: Deadline(settings.query_timeout_s),
             lambda: MaskErrors(should_mask_error=should_mask),
         ],
     )

@@ -71,7 +71,7 @@ def test_deep_query_refused(server: Server) -> None:
     deep = (
         "{ papers { edges { node { links { entity { related { papers { edges { node { id } } } } } } } } } }"
     )
-    assert messages(post(server, deep)) == ["'anonymous' exceeds maximum operation depth of 8"]
+    assert messages(post(server, deep)) == ["query depth 9 exceeds the limit of 8"]
 
 
 def test_too_many_aliases_refused(server: Server) -> None:

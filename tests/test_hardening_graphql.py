@@ -33,7 +33,6 @@ SDL = build_schema(LIMITS).as_str()
 FUZZ_EXAMPLES = int(os.environ.get("KG_FUZZ_GRAPHQL", "300"))
 FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-COUNTS: dict[str, int] = {}
 
 
 @pytest.fixture(scope="module")
@@ -99,21 +98,29 @@ def check_response(r: httpx.Response, query: str) -> dict[str, Any]:
     body: dict[str, Any] = r.json()
     messages = [e["message"] for e in body.get("errors", [])]
     broken = violations(query)
+    refused_by_cost = any(m.startswith("query cost ") for m in messages)  # checked before aliases, pages
     if "depth" in broken:
-        assert any("exceeds maximum operation depth" in m for m in messages), query
+        assert any(m.startswith("query depth ") for m in messages), query
     if "aliases" in broken:
-        assert any("aliases found" in m for m in messages), query
+        assert any("aliases found" in m for m in messages) or refused_by_cost, query
     if "page" in broken:
-        assert any("must be between" in m for m in messages), query
+        assert any("must be between" in m for m in messages) or refused_by_cost, query
     return body
 
 
-@FUZZ
-@given(query=hypothesis_graphql.queries(SDL))
-def test_generated_queries_never_5xx_leak_or_slip_a_limit(server: Server, client: httpx.Client,
-                                                         query: str) -> None:
-    COUNTS["queries"] = COUNTS.get("queries", 0) + 1
-    check_response(post(client, server, query), query)
+def test_generated_queries_never_5xx_leak_or_slip_a_limit(server: Server, client: httpx.Client) -> None:
+    ran = 0
+
+    @FUZZ
+    @given(query=hypothesis_graphql.queries(SDL))
+    def one(query: str) -> None:
+        nonlocal ran
+        ran += 1
+        check_response(post(client, server, query), query)
+
+    one()
+    print(f"graphql fuzz cases: {ran}")
+    assert ran >= min(FUZZ_EXAMPLES, 100)  # the fuzzer really ran (hypothesis stops early on tiny spaces)
 
 
 @settings(max_examples=max(50, FUZZ_EXAMPLES // 3), deadline=None, database=None,
@@ -121,7 +128,6 @@ def test_generated_queries_never_5xx_leak_or_slip_a_limit(server: Server, client
 @given(query=hypothesis_graphql.mutations(SDL))
 def test_generated_mutations_without_token_write_nothing(server: Server, client: httpx.Client,
                                                         query: str) -> None:
-    COUNTS["mutations"] = COUNTS.get("mutations", 0) + 1
     before = server.store.generation()
     body = check_response(post(client, server, query), query)
     assert body.get("errors"), query
@@ -133,14 +139,8 @@ def test_generated_mutations_without_token_write_nothing(server: Server, client:
 @given(query=hypothesis_graphql.queries(SDL, mode=hypothesis_graphql.Mode.NEGATIVE))
 def test_invalid_generated_queries_are_clear_graphql_errors(server: Server, client: httpx.Client,
                                                            query: str) -> None:
-    COUNTS["negative"] = COUNTS.get("negative", 0) + 1
     r = post(client, server, query)
     assert r.status_code < 500 and leaks(r.text) == [], (query, r.text[:300])
-
-
-def test_fuzz_ran_the_configured_number_of_cases() -> None:
-    print(f"graphql fuzz cases: {COUNTS}")
-    assert COUNTS.get("queries", 0) >= min(FUZZ_EXAMPLES, 100), COUNTS
 
 
 def test_batched_request_cannot_multiply_the_limits(server: Server, client: httpx.Client) -> None:

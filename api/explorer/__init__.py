@@ -20,7 +20,7 @@ _VIS_FILES = {
     "vis-network.min.js": "text/javascript; charset=utf-8",
     "vis-network.css": "text/css; charset=utf-8",
 }
-_CSP = (
+CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; frame-ancestors 'none'"
 )
@@ -36,7 +36,7 @@ async def index(request: Request) -> Response:
     return FileResponse(
         STATIC / "index.html",
         media_type="text/html; charset=utf-8",
-        headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-cache"},
+        headers={"Content-Security-Policy": CSP, "Cache-Control": "no-cache"},
     )
 
 

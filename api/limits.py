@@ -1,0 +1,135 @@
+"""The GraphQL request limits, one small strawberry extension each.
+
+`DepthLimit`, `CostLimit` and `OneWrite` look at the request before graphql-core validates it (their
+walk expands each fragment once, so a fragment fan-out is refused in microseconds, not after 2^n walks);
+`Deadline` gives execution a time budget that resolvers and the store queries behind the loaders check,
+so a request stops within one store query of its limit. `CheckedValidation` is strawberry's validation
+cache that does not validate what a limit already refused.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+from graphql import GraphQLError, GraphQLResolveInfo
+from strawberry.extensions import SchemaExtension, ValidationCache
+from strawberry.types.graphql import OperationType
+
+from api.shape import Shape, ShapeError, analyse
+from kg.query.context import time_budget
+
+
+class _BeforeValidation(SchemaExtension):
+    """A check of the request's shape that runs before validation and refuses with one clear error."""
+
+    def on_validate(self) -> Iterator[None]:
+        ec = self.execution_context
+        if not ec.pre_execution_errors and ec.graphql_document is not None:
+            try:
+                shape = analyse(ec.schema._schema, ec.graphql_document, ec.operation_name, ec.variables)
+                problem = None if shape is None else self.check(shape)
+            except ShapeError as exc:
+                problem = exc.message
+            if problem is not None:
+                ec.pre_execution_errors = [GraphQLError(problem)]
+        yield
+
+    def check(self, shape: Shape) -> str | None:
+        raise NotImplementedError
+
+
+class DepthLimit(_BeforeValidation):
+    """Refuse operations nested deeper than `max_depth` levels below their top-level fields (fragments
+    expanded; counted as strawberry's QueryDepthLimiter did, so the limit means what it meant)."""
+
+    def __init__(self, max_depth: int) -> None:
+        super().__init__()
+        self.max_depth = max_depth
+
+    def check(self, shape: Shape) -> str | None:
+        depth = shape.depth - 1
+        if depth > self.max_depth:
+            return f"query depth {depth} exceeds the limit of {self.max_depth}"
+        return None
+
+
+class CostLimit(_BeforeValidation):
+    """Refuse operations whose estimated cost (api.shape) exceeds `max_cost`, before any work."""
+
+    def __init__(self, max_cost: float) -> None:
+        super().__init__()
+        self.max_cost = max_cost
+
+    def check(self, shape: Shape) -> str | None:
+        if shape.cost > self.max_cost:
+            return (f"query cost {shape.cost:,.0f} exceeds the limit of {self.max_cost:,.0f}; "
+                    "ask for fewer items (`first`) or fewer nested lists")
+        return None
+
+
+class OneWrite(_BeforeValidation):
+    """At most one mutation field per request, so a write's answer is never lost with another's error."""
+
+    def check(self, shape: Shape) -> str | None:
+        if shape.mutation_fields > 1:
+            return (f"one mutation field per request (got {shape.mutation_fields}); "
+                    "send each write as its own request")
+        return None
+
+
+class CheckedValidation(ValidationCache):
+    """strawberry's cached validation, skipped when a limit already refused the request."""
+
+    def on_validate(self) -> Iterator[None]:
+        if self.execution_context.pre_execution_errors:
+            yield
+            return
+        yield from super().on_validate()
+
+
+class DeadlineExceeded(BaseException):  # noqa: N818 - not an Exception: nothing on the way may catch it
+    """Raised by a resolver past the request's deadline. graphql-core turns every Exception of a resolver
+    into a per-field error and carries on with the rest of a list (a million items, one error each); this
+    one unwinds the whole execution at once, and the app answers with one error."""
+
+
+_END: ContextVar[tuple[float, float] | None] = ContextVar("api_deadline", default=None)  # (end, budget)
+
+
+def check_deadline() -> None:
+    """Raise DeadlineExceeded when the running GraphQL execution is past its deadline (api.loaders calls
+    this after every batch it waited for, before the resolver turns the batch into objects)."""
+    found = _END.get()
+    if found is not None and time.monotonic() > found[0]:
+        raise DeadlineExceeded(f"query time limit of {found[1]:g} s exceeded")
+
+
+class Deadline(SchemaExtension):
+    """A time budget of `seconds` for a query's execution: every resolver checks it before running, and
+    every store query (kg.query.context, so the DataLoaders' batches too) refuses to start past it."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.end = float("inf")
+
+    def on_execute(self) -> Iterator[None]:
+        if self.execution_context.operation_type == OperationType.MUTATION:
+            yield  # a write keeps its own deadline up to its commit (api.writer.WriteGate), never after
+            return
+        self.end = time.monotonic() + self.seconds
+        token = _END.set((self.end, self.seconds))
+        try:
+            with time_budget(self.seconds):
+                yield
+        finally:
+            _END.reset(token)
+
+    def resolve(self, _next: Callable[..., Any], root: Any, info: GraphQLResolveInfo[Any], *args: str,
+                **kwargs: Any) -> Any:
+        if time.monotonic() > self.end:
+            raise DeadlineExceeded(f"query time limit of {self.seconds:g} s exceeded")
+        return _next(root, info, *args, **kwargs)
