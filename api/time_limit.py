@@ -1,15 +1,20 @@
-"""ASGI middleware: answer with a GraphQL-shaped 503 when a request runs past its time budget."""
+"""ASGI middleware: answer with a GraphQL-shaped 503 when a request runs past its time budget.
+
+A request whose write has started committing (api.writer.WriteGate) is never cut short: its answer says
+what was written. Any other request is cancelled at the limit (its blocking store call, if any, runs on
+in its thread and stops at the next store query, which the request's deadline refuses)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class TimeLimit:
-    """Cancels the handler after `seconds`; blocking store calls run in threads and are abandoned."""
+    """Cancels the handler after `seconds`, unless a write it started is committing."""
 
     def __init__(self, app: ASGIApp, seconds: float, paths: tuple[str, ...] = ("/graphql",)) -> None:
         self.app, self.seconds, self.paths = app, seconds, paths
@@ -25,21 +30,36 @@ class TimeLimit:
             started = started or message["type"] == "http.response.start"
             await send(message)
 
+        task = asyncio.ensure_future(self.app(scope, receive, tracked))
         try:
-            await asyncio.wait_for(self.app(scope, receive, tracked), self.seconds)
-        except TimeoutError:
-            if started:
-                return
-            msg = f"query time limit of {self.seconds:g} s exceeded"
-            body = json.dumps({"data": None, "errors": [{"message": msg}]}).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 503,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            done, _ = await asyncio.wait({task}, timeout=self.seconds)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task in done:
+            task.result()
+            return
+        gate = scope.get("state", {}).get("kg_write")
+        if gate is not None and not gate.close():  # a commit is under way: its answer is the truth
+            await task
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        if started:
+            return
+        msg = f"query time limit of {self.seconds:g} s exceeded"
+        if gate is not None:
+            msg += "; nothing was written"
+        body = json.dumps({"data": None, "errors": [{"message": msg}]}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
