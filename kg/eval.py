@@ -44,7 +44,41 @@ def evaluate(
     gold_path: str | Path, extractor: Extractor | None = None, *, with_title: bool = True
 ) -> EvalReport:
     """Extract from the gold file's texts and score the result against its gold links."""
-    gold = read_gold(gold_path)
+    return evaluate_gold(read_gold(gold_path), extractor, with_title=with_title)
+
+
+def union(golds: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Several gold sets as one; an id seen in an earlier set is prefixed with its set's position."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, gold in enumerate(golds):
+        for pid, g in gold.items():
+            out[pid if pid not in out else f"{i}:{pid}"] = g
+    return out
+
+
+BANDS = ((0.9, 1.01), (0.8, 0.9), (0.7, 0.8), (0.6, 0.7), (0.5, 0.6), (0.0, 0.5))
+
+
+def calibration(report: EvalReport) -> list[tuple[str, int, float]]:
+    """Precision of the distinct predicted links (five main categories) per confidence band."""
+    rows = []
+    for lo, hi in BANDS:
+        hits = [right for *_, conf, right in report.score.judged if lo <= conf < hi]
+        label = f"[{lo:.1f}, {min(hi, 1.0):.1f}{']' if hi > 1 else ')'}"
+        rows.append((label, len(hits), sum(hits) / len(hits) if hits else 0.0))
+    return rows
+
+
+def format_calibration(report: EvalReport) -> str:
+    lines = ["confidence      links  precision"]
+    lines += [f"{label:15s} {n:5d}  {p:9.3f}" for label, n, p in calibration(report)]
+    return "\n".join(lines)
+
+
+def evaluate_gold(
+    gold: dict[str, dict[str, Any]], extractor: Extractor | None = None, *, with_title: bool = True
+) -> EvalReport:
+    """Extract from gold records' texts and score the result against their gold links."""
     extractor = extractor or Extractor()
     papers = [
         Paper(id=pid, abstract=g.get("text") or "", title=(g.get("title") if with_title else None))

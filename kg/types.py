@@ -73,6 +73,18 @@ class Evidence:
     field: Literal["title", "abstract"] = "abstract"
     rule: str = ""  # the component or pattern that produced it, e.g. "vocab", "propose-pattern"
 
+    @property
+    def tier(self) -> str:
+        """Where the link comes from, by falling prior confidence: "curated" vocabulary, "pattern" rule, "mined"
+        vocabulary tier, or the trained recogniser ("model")."""
+        if self.rule.startswith("vocab"):
+            return "curated"
+        if self.rule.startswith("mined"):
+            return "mined"
+        if self.rule.startswith("recogniser"):
+            return "model"
+        return "pattern"
+
 
 @dataclass(frozen=True, slots=True)
 class Link:

@@ -16,6 +16,7 @@ read, including the optional `extra.ttl`; triples about the same concept in seve
 
 from __future__ import annotations
 
+import gzip
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -120,8 +121,8 @@ class Vocabulary:
 
 
 def vocab_files(directory: Path = VOCAB_DIR) -> list[Path]:
-    """The vocabulary files that are loaded, sorted by name (extra.ttl included when present)."""
-    return sorted(p for p in directory.glob("*.ttl") if p.is_file())
+    """The vocabulary files that are loaded, sorted by name (extra.ttl and the gzipped mined tier too)."""
+    return sorted(p for pattern in ("*.ttl", "*.ttl.gz") for p in directory.glob(pattern) if p.is_file())
 
 
 def load_vocabulary(base_iri: str = DEFAULT_BASE_IRI) -> Vocabulary:
@@ -139,6 +140,8 @@ def _files_state() -> _FileState:
 
 
 def _parse(path: Path, base: str) -> Iterable[ox.Quad]:
+    if path.suffix == ".gz":
+        return ox.parse(gzip.decompress(path.read_bytes()), format=ox.RdfFormat.TURTLE, base_iri=base)
     return ox.parse(path=path, format=ox.RdfFormat.TURTLE, base_iri=base)
 
 

@@ -1,11 +1,11 @@
 """The `kg` command line: build, extract, load, export, stats, validate, eval, sparql, viz, serve, migrate,
-reextract."""
+reextract, mine, train-recogniser."""
 
 from __future__ import annotations
 
 import sys
 
-from kg.cli import building, reading, serving, upgrading  # noqa: F401  (each module registers its commands)
+from kg.cli import building, mining, reading, serving, upgrading  # noqa: F401  (each module registers its commands)
 from kg.cli.common import app, err
 
 

@@ -124,24 +124,43 @@ def validate(
 
 
 @app.command()
-def eval(
-    gold: Annotated[Path, typer.Argument(help="Gold JSONL (GOLD_GUIDELINES format).")],  # noqa: A001
+def eval(  # noqa: A001
+    gold: Annotated[list[Path], typer.Argument(help="Gold JSONL files (GOLD_GUIDELINES format).")],
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List misses and false links.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     titles: Annotated[bool, typer.Option("--titles/--no-titles", help="Read titles too.")] = True,
+    calibration: Annotated[
+        bool, typer.Option("--calibration", help="Precision per confidence band (last table).")
+    ] = False,
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """Extract from the gold file's texts and score the links per category."""
-    from kg.eval import evaluate, format_report
+    """Extract from each gold file's texts, score its links per category; several files: their union too."""
+    from kg.eval import evaluate_gold, format_calibration, format_report, read_gold, union
     from kg.extract import Extractor
 
-    if not gold.is_file():
-        fail(f"{gold}: no such file")
-    report = evaluate(gold, Extractor(base_iri), with_title=titles)
+    for g in gold:
+        if not g.is_file():
+            fail(f"{g}: no such file")
+    try:
+        golds = [read_gold(g) for g in gold]
+    except (ValueError, KeyError) as exc:
+        fail(f"bad gold file: {exc}")
+    extractor = Extractor(base_iri)
+    reports = [
+        (str(g), evaluate_gold(d, extractor, with_title=titles)) for g, d in zip(gold, golds, strict=True)
+    ]
+    if len(golds) > 1:
+        reports.append(("union", evaluate_gold(union(golds), extractor, with_title=titles)))
     if as_json:
-        print(json.dumps(report.rows))
-    else:
-        print(format_report(report, verbose=verbose))
+        out = {name: r.rows for name, r in reports}
+        print(json.dumps(out if len(reports) > 1 else reports[0][1].rows))
+        return
+    for i, (name, r) in enumerate(reports):
+        if len(reports) > 1:
+            print(("\n" if i else "") + f"== {name}")
+        print(format_report(r, verbose=verbose and name != "union"))
+    if calibration:
+        print("\n" + format_calibration(reports[-1][1]))
 
 
 @app.command()

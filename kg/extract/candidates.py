@@ -38,6 +38,25 @@ GENERIC = words(
 )
 
 
+# Gerunds that head a term after a noun ("message passing", "ray casting", "token masking").
+GERUND_HEADS = words(
+    "passing casting checking hashing masking smoothing sampling learning training tuning pretraining "
+    "pre-training fine-tuning finetuning prompting decoding encoding embedding pooling filtering clustering "
+    "ranking matching tracking modeling modelling planning reasoning understanding parsing tagging labeling "
+    "labelling editing inpainting denoising forecasting mapping pruning scheduling routing testing computing "
+    "programming rendering splatting processing mining answering captioning boosting bagging weighting "
+    "tracing caching batching sharing shaping stacking linking grounding captioning coding searching"
+)
+
+
+def _head_ok(unit: Unit, n_units: int, doc: Doc) -> bool:
+    """A unit that can end a term: a noun, a compound, or a term gerund after another word."""
+    start, end, tag = unit
+    if tag in _NOUN or end - start > 1:
+        return True
+    return tag == "VBG" and n_units >= 2 and doc[start].lower_ in GERUND_HEADS
+
+
 @dataclass(frozen=True, slots=True)
 class Phrase:
     """A candidate term: tokens [start, end) of the doc, its text, match key and head (last word)."""
@@ -51,6 +70,9 @@ class Phrase:
     @property
     def n_words(self) -> int:
         return len(self.text.split())
+
+
+Unit = tuple[int, int, str]
 
 
 def _units(doc: Doc) -> list[tuple[int, int, str]]:
@@ -80,18 +102,15 @@ def _usable(doc: Doc, start: int, end: int, tag: str) -> bool:
     return tag in _INSIDE and tag != "HYPH" and tok.lower_ not in BREAK and len(tok.text) < 40
 
 
-Unit = tuple[int, int, str]
-
-
 def runs(doc: Doc) -> list[list[Unit]]:
     """Maximal runs of noun-phrase units (words or compounds) ending in a noun or a compound."""
     out: list[list[Unit]] = []
     current: list[tuple[int, int, str]] = []
 
     def close() -> None:
-        while current and not (current[-1][2] in _NOUN or current[-1][1] - current[-1][0] > 1):
+        while current and not _head_ok(current[-1], len(current), doc):
             current.pop()
-        while current and current[0][2] in ("CD", "VBN"):
+        while current and current[0][2] == "CD":
             current.pop(0)
         if current:
             out.append(list(current))
@@ -118,10 +137,10 @@ def sub_phrases(doc: Doc, run: list[Unit]) -> list[Phrase]:
     """Every contiguous part of a run that ends in a noun: the term and the terms nested in it."""
     out: list[Phrase] = []
     for a in range(len(run)):
-        if run[a][2] in ("CD", "VBN") and run[a][1] - run[a][0] == 1:
+        if run[a][2] == "CD" and run[a][1] - run[a][0] == 1:
             continue
         for b in range(a, len(run)):
-            if run[b][2] not in _NOUN and run[b][1] - run[b][0] == 1:
+            if not _head_ok(run[b], b - a + 1, doc):
                 continue
             out.append(phrase(doc, run[a][0], run[b][1]))
     return out

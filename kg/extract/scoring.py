@@ -108,6 +108,8 @@ class Score:
     rows: dict[str, dict[str, float]]  # category (and "micro") → p, r, f1, pred, gold
     misses: list[tuple[str, str, str]] = field(default_factory=list)  # (paper id, category, gold name)
     extras: list[tuple[str, str, str]] = field(default_factory=list)  # (paper id, category, predicted name)
+    # every distinct prediction of the five main categories: (paper id, category, name, confidence, right)
+    judged: list[tuple[str, str, str, float, bool]] = field(default_factory=list)
 
 
 def score(gold: Mapping[str, Mapping[str, Any]], pred: Mapping[str, Mapping[str, Any]]) -> Score:
@@ -115,23 +117,30 @@ def score(gold: Mapping[str, Mapping[str, Any]], pred: Mapping[str, Mapping[str,
     tally = {c: Tally() for c in CATS}
     misses: list[tuple[str, str, str]] = []
     extras: list[tuple[str, str, str]] = []
+    judged: list[tuple[str, str, str, float, bool]] = []
     for pid, g in gold.items():
         ents = (pred.get(pid) or {}).get("entities") or []
         for c in CATS:
             loose = c in LOOSE
             gitems = list(g.get(c) or []) + (list(g.get("models") or []) if c == "methods" else [])
             seen: dict[str, list[str]] = {}
+            conf: dict[str, float] = {}
             for e in ents:
                 if c in categories(e):
-                    seen.setdefault(squash(e.get("name", "")), [e.get("name", ""), e.get("mention", "")])
+                    key = squash(e.get("name", ""))
+                    seen.setdefault(key, [e.get("name", ""), e.get("mention", "")])
+                    conf[key] = max(conf.get(key, 0.0), float(e.get("confidence") or 0.0))
             preds = list(seen.values())
             t = tally[c]
             t.np += len(preds)
-            for pf in preds:
-                if any(matches(pf, gi, loose) for gi in gitems):
+            for key, pf in seen.items():
+                right = any(matches(pf, gi, loose) for gi in gitems)
+                if right:
                     t.tp_p += 1
                 else:
                     extras.append((pid, c, pf[0]))
+                if c in MAIN:
+                    judged.append((pid, c, pf[0], conf[key], right))
             t.ng += len(gitems)
             for gi in gitems:
                 if any(matches(pf, gi, loose) for pf in preds):
@@ -148,4 +157,4 @@ def score(gold: Mapping[str, Mapping[str, Any]], pred: Mapping[str, Mapping[str,
         r = agg.tp_g / agg.ng if agg.ng else 0.0
         f = 2 * p * r / (p + r) if p + r else 0.0
         rows[c] = {"p": round(p, 3), "r": round(r, 3), "f1": round(f, 3), "pred": agg.np, "gold": agg.ng}
-    return Score(rows, misses, extras)
+    return Score(rows, misses, extras, judged)

@@ -110,6 +110,27 @@ _MEASURE_WORDS = words(
 )
 
 
+_OWN = words("we our us")
+_LIST_CUES = ("such as", "e.g.", "including", "like", "for example", "for instance")
+
+
+def salient(doc: Doc, ph: Phrase, title_end: int, counts: dict[str, int]) -> bool:
+    """A term the paper itself is about rather than background: in the title, used twice, governed by a task or
+    method cue ("for X", "using X"), or in a sentence where the authors speak ("we", "our", "this paper") that is
+    not an example list of the field's background."""
+    if doc[ph.start].idx < title_end or counts.get(ph.key, 0) >= 2:
+        return True
+    cue = cue_before(doc, ph.start)
+    if cue in _TASK_BEFORE or cue in _METHOD_BEFORE:
+        return True
+    sent = doc[ph.start].sent
+    lowered = sent.text.lower()
+    before = doc[sent.start : ph.start].text.lower()
+    if "this paper" in lowered or "this work" in lowered:
+        return True
+    return any(t.lower_ in _OWN for t in sent) and not any(c in before for c in _LIST_CUES)
+
+
 def measured(doc: Doc, ph: Phrase) -> bool:
     """The phrase's sentence reports or compares a measurement (a number, "improves", "in terms of")."""
     sent = (
@@ -136,7 +157,14 @@ class TermFinder:
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
         found: list[Mention] = []
-        for run in runs(doc):
+        title_end: int = doc._.kg_title_end or 0
+        all_runs = runs(doc)
+        counts: dict[str, int] = {}
+        for run in all_runs:
+            for ph in sub_phrases(doc, run):
+                if ph.key in self.tier:
+                    counts[ph.key] = counts.get(ph.key, 0) + 1
+        for run in all_runs:
             for ph in sorted(sub_phrases(doc, run), key=lambda p: (-(p.end - p.start), p.start)):
                 term = self.tier.get(ph.key)
                 if term is None:
@@ -147,7 +175,9 @@ class TermFinder:
                 if word_after(doc, ph.end) in _PART_AFTER and term.type != "Metric":
                     continue
                 type_, bonus = context_type(doc, ph, term)
-                if type_ == "Metric" and not measured(doc, ph):
+                if type_ == "Metric" and (not measured(doc, ph) or cue_before(doc, ph.start) in ("at", "during")):
+                    continue
+                if type_ != "Metric" and not salient(doc, ph, title_end, counts):
                     continue
                 found.append(
                     mention(start, end, type_, term.name, confidence=CONF_MINED + bonus, rule="mined-term")

@@ -49,7 +49,10 @@ def held_out_from(files: Iterable[Path]) -> HeldOut:
     texts: set[str] = set()
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
+            if not line.strip() or line.startswith("#"):
+                continue
+            if path.suffix == ".txt":  # a plain list of record ids
+                ids.add(line.strip())
                 continue
             rec = json.loads(line)
             for k in ("corpus_id", "id"):

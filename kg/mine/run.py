@@ -25,6 +25,7 @@ HELD_OUT_FILES = (
     SHARED / "icml2025_seed.jsonl",
     ROOT / "data" / "icml2025_seed.jsonl",
     ROOT / "tests" / "data" / "icml2025_seed_gold.jsonl",
+    ROOT / "tests" / "data" / "heldout_corpus_ids.txt",
 )
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from kg.extract.candidates import BREAK, GENERIC
+from kg.extract.common import GENERIC_ACRONYMS, name_strength
 from kg.extract.words import words
 from kg.mine.corpus import CorpusCounts, TermStats
 from kg.names import match_key
@@ -100,7 +101,7 @@ _BAD_FIRST = (
         "precise noisy clean real true actual whole similar same available public open specific general "
         "individual single multiple initial final average overall empirical experimental theoretical "
         "practical human-level superior lightweight flexible powerful principled alternative typical "
-        "significant dynamic static global local key main major minor critical crucial fundamental "
+        "significant key main major minor critical crucial fundamental "
         "one two three four five six seven eight nine ten many few several extensive unknown training "
         "learning building designing developing improving enabling making solving handling leveraging "
         "exploiting achieving providing generating capturing modeling modelling"
@@ -230,11 +231,17 @@ def is_term_shaped(name: str) -> bool:
     ws = name.lower().split()
     if not 2 <= len(ws) <= 5 or len(name) > 60:
         return False
-    if ws[0] in _BAD_FIRST or ws[-1] in GENERIC and ws[-1] not in METHOD_HEADS | TASK_HEADS:
+    head = ws[-1]
+    specific_head = head in (TASK_HEADS | METHOD_HEADS | METRIC_HEADS) and head not in GENERIC_HEADS
+    if ws[0] in GENERIC and specific_head and ws[0] not in BREAK:
+        pass  # "model selection", "data augmentation", "feature extraction"
+    elif ws[0] in ("training", "inference") and head in METRIC_HEADS:
+        pass  # "training time", "inference latency"
+    elif ws[0] in _BAD_FIRST or head in GENERIC and head not in METHOD_HEADS | TASK_HEADS:
         return False
     if any(w in _BAD_ANY or _NUMBERISH.match(w) for w in ws):
         return False
-    if all(w in GENERIC or w in BREAK for w in ws[:-1]):
+    if all(w in GENERIC or w in BREAK for w in ws[:-1]) and not specific_head:
         return False
     return all(re.search(r"[a-z]", w) for w in ws)
 
@@ -252,9 +259,8 @@ def type_of(name: str, st: TermStats) -> tuple[str, str | None, float] | None:
     before_method = _frac(st.before, METHOD_BEFORE, total)
     after_task = _frac(st.after, TASK_AFTER, total)
     after_method = _frac(st.after, METHOD_AFTER, total)
-    after_data = _frac(st.after, DATASET_AFTER, total) + _frac(st.tails, DATASET_AFTER, total)
-    if head in DATASET_HEADS or after_data >= 0.3:
-        return ("Dataset", None, 0.6) if any(c.isupper() for c in name) else None
+    if head in DATASET_HEADS:
+        return None  # "the X dataset": the dataset is X (see `dataset_name`)
     if head in METRIC_HEADS and head not in TASK_HEADS | METHOD_HEADS:
         return "Metric", None, 0.6
     task_score = before_task + after_task + (0.15 if head in TASK_HEADS else 0.0)
@@ -280,6 +286,23 @@ def single_metric(name: str, st: TermStats) -> bool:
     )
 
 
+MAX_SUPPORT = 1500  # a phrase in more than 3% of all abstracts is background vocabulary, not a paper's link
+
+
+def dataset_name(name: str, st: TermStats) -> bool:
+    """A dataset: a name (capitals or digits inside, or several capitalised words) that papers write as a name,
+    not a capitalised common word, and that is followed by "dataset(s)/benchmark/corpus" or ends a list
+    that is, in at least a quarter of its uses."""
+    total = sum(st.surfaces.values())
+    lower_uses = sum(n for s, n in st.surfaces.items() if s == s.lower())
+    ws = name.split()
+    shaped = (len(ws) == 1 and name_strength(name) == 2) or (
+        1 < len(ws) <= 4 and all(w[:1].isupper() or w[:1].isdigit() for w in ws)
+    )
+    after_data = _frac(st.after, DATASET_AFTER, total) + _frac(st.tails, DATASET_AFTER, total)
+    return shaped and lower_uses * 10 < total and after_data >= 0.25 and len(name) >= 3
+
+
 def mine_terms(
     counts: CorpusCounts, min_support: int = 3, known: frozenset[str] = frozenset()
 ) -> list[MinedTerm]:
@@ -294,10 +317,12 @@ def mine_terms(
         if st.df < min_support or cv.get(key, 0.0) < 2.0:
             continue
         name = display_name(st)
-        if key in GENERIC_TERMS:
+        if key in GENERIC_TERMS or st.df > MAX_SUPPORT:
             continue
-        if " " not in name and single_metric(name, st):
-            typed: tuple[str, str | None, float] | None = ("Metric", None, 0.6)
+        if dataset_name(name, st):
+            typed: tuple[str, str | None, float] | None = ("Dataset", None, 0.6)
+        elif " " not in name and single_metric(name, st):
+            typed = ("Metric", None, 0.6)
         elif not is_term_shaped(name):
             continue
         else:
@@ -305,10 +330,6 @@ def mine_terms(
         if typed is None:
             continue
         t, alt, _ = typed
-        if t == "Dataset" and name.split()[-1].lower() in DATASET_HEADS:
-            name = name.rsplit(" ", 1)[0]  # "the CoNLL dataset" names CoNLL
-            if len(name) < 3 or not any(c.isupper() or c.isdigit() for c in name):
-                continue
         if name.split()[-1].lower() in GENERIC_HEADS and match_key(name.rsplit(" ", 1)[0]) in known:
             continue  # "policy gradient methods": the term is "policy gradient"
         aliases = tuple(
@@ -339,7 +360,7 @@ def mine_acronyms(counts: CorpusCounts, terms: list[MinedTerm], min_support: int
     by_key = {match_key(t.name): t for t in terms}
     best: dict[str, tuple[int, str, str]] = {}  # long key → (support, short, long surface)
     for (short, long_key), n in counts.acronyms.items():
-        if n < min_support or short.upper().rstrip("S") in ("LLM", "ML", "AI", "DL", "NLP"):
+        if n < min_support or long_key in GENERIC_TERMS or short.upper() in GENERIC_ACRONYMS:
             continue
         if n > best.get(long_key, (0, "", ""))[0]:
             best[long_key] = (n, short, counts.long_forms[(short, long_key)].most_common(1)[0][0])
@@ -356,7 +377,7 @@ def mine_acronyms(counts: CorpusCounts, terms: list[MinedTerm], min_support: int
             if any(c.isupper() for c in surface[1:]) and st is None
             else (display_name(st) if st is not None else surface.lower())
         )
-        if not is_term_shaped(name):
+        if not is_term_shaped(name) or (st is not None and st.df > MAX_SUPPORT):
             continue
         typed = type_of(name, st) if st is not None else type_of(name, TermStats(surfaces=Counter({name: 1})))
         if typed is None or typed[0] == "Dataset":

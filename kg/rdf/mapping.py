@@ -177,6 +177,7 @@ class GraphMapper:
             add(node, self.kg("lowConfidence"), Literal("true", datatype=_XSD_BOOL))
         if ev.rule:
             add(node, self.kg("rule"), Literal(ev.rule))
+        add(node, self.kg("tier"), Literal(ev.tier))
         add(node, PROV + "wasDerivedFrom", paper)
         add(node, PROV + "wasGeneratedBy", agent)
 
