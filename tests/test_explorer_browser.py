@@ -102,13 +102,35 @@ def _new_page(browser: Any, errors: list[str]) -> Any:
     return page
 
 
-def _click_node(page: Any, node_id: str) -> None:
-    """Click a node where vis-network drew it, like a person would."""
-    page.wait_for_function("window.kgExplorer && window.kgExplorer.stable")
-    pos = page.evaluate(
-        "(id) => { const n = kgExplorer.network; return n.canvasToDOM(n.getPositions([id])[id]); }", node_id)
-    box = page.locator("#graph canvas").bounding_box()
-    page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+_SETTLED_POSITION = """(id) => new Promise((resolve) => {
+  // the node's place on screen once it has held still for 10 animation frames (physics and the fit
+  // animation that follows stabilisation both move it after `stable` turns true)
+  const n = kgExplorer.network;
+  let last = null, still = 0;
+  const look = () => {
+    const p = n.canvasToDOM(n.getPositions([id])[id]);
+    still = last && Math.abs(p.x - last.x) < 0.5 && Math.abs(p.y - last.y) < 0.5 ? still + 1 : 0;
+    last = p;
+    if (still >= 10) resolve(p); else requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})"""
+
+
+def _click_node(page: Any, node_id: str, shows: str) -> None:
+    """Click a node where vis-network drew it, like a person would: where it stands still, and once more
+    if the page did not react (a person clicks again too); `shows` is what the click must bring up."""
+    for attempt in range(5):
+        page.wait_for_function("window.kgExplorer && window.kgExplorer.stable")
+        pos = page.evaluate(_SETTLED_POSITION, node_id)
+        box = page.locator("#graph canvas").bounding_box()
+        page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+        try:
+            page.wait_for_selector(shows, timeout=5_000)
+            return
+        except Exception:  # playwright's TimeoutError: the click landed beside the node
+            if attempt == 4:
+                raise
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +147,7 @@ def walk(server: str, browser: Any) -> Walk:
     w.node_ids = set(page.evaluate("kgExplorer.nodes.getIds()"))
     w.drawn_ids = set(page.evaluate("Object.keys(kgExplorer.network.getPositions())"))
     w.hash_after_pick = page.evaluate("location.hash")
-    _click_node(page, PAPER)
-    page.wait_for_selector("#panel .abstract")
+    _click_node(page, PAPER, "#panel .abstract")
     w.panel_title = page.inner_text("#panel h2")
     w.abstract = page.inner_text("#panel .abstract")
     w.marks = page.eval_on_selector_all("#panel .abstract mark", "els => els.map(e => e.textContent)")
