@@ -28,7 +28,7 @@ from kg.extract.fields import join_fields  # noqa: E402
 from kg.extract.pipeline import EXCLUDED, MODEL  # noqa: E402
 from kg.types import Paper  # noqa: E402
 
-CORPUS = Path("/work/shared/data/corpus")
+CORPUS = Path(os.environ.get("KG_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "data" / "corpus"))
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "icml2025_seed_gold.jsonl"
 
 

@@ -4,7 +4,7 @@
     .venv/bin/python bench/run.py            # full run (about 30 min on 2 cores), every figure measured twice
     .venv/bin/python bench/run.py --quick    # about 3 min: one conference, 10k graph, short loads, one run
 
-Real corpora first (/work/shared/data/corpus/*.jsonl.gz, read in place, never copied into the project):
+Real corpora first (../shared/data/corpus/*.jsonl.gz beside the repository, or $KG_CORPUS; read in place, never copied into the project):
 build throughput with `kg build --workers 1|2` on the largest recent conference, 10k papers and all of
 them. The 10k/100k query graphs come from `bench/synth.py` Extractions mapped by GraphMapper and written
 with `store.replace_graphs` (no spaCy: a 100k real build would take ~15 min). Each measurement runs in a
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 RESULTS = ROOT / "bench" / "results"
-CORPUS = Path(os.environ.get("KG_CORPUS", "/work/shared/data/corpus"))
+CORPUS = Path(os.environ.get("KG_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "data" / "corpus"))
 WORK = Path(os.environ.get("KG_BENCH_DIR", "/tmp/paperkg-bench"))
 PY = sys.executable
 KG = str(Path(PY).with_name("kg"))

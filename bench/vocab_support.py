@@ -7,7 +7,8 @@ of its labels (prefLabel, altLabels, hiddenLabels) occurs case-insensitively and
 that reached it, and how many of the project's 19 dev-set abstracts mention any label. tests/test_vocab.py
 reads the JSON, so the test runs without the corpus; rerun this script after editing a vocabulary.
 
-The corpus (/work/shared/data/corpus/*.jsonl.gz, ~50,000 abstracts) is read-only and never copied.
+The corpus (`../shared/data/corpus/*.jsonl.gz` beside the repository, or $KG_CORPUS; ~50,000 abstracts)
+is read-only and never copied.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import bisect
 import gzip
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from kg.rdf.iris import Iris  # noqa: E402
 from kg.vocab import load_vocabulary  # noqa: E402
 
-DEFAULT_CORPUS = Path("/work/shared/data/corpus")
+DEFAULT_CORPUS = Path(os.environ.get("KG_CORPUS", ROOT.parent / "shared" / "data" / "corpus"))
 DEFAULT_OUT = ROOT / "tests" / "data" / "vocab_corpus_support.json"
 DEV_FILES = (ROOT / "data" / "icml2025_seed.jsonl", ROOT / "tests" / "data" / "icml2025_seed_gold.jsonl")
 
