@@ -3,6 +3,9 @@
 A store written by an older paperkg (an older layout) is refused with one line naming both versions and
 `kg migrate`; a store newer than this code is refused and never written to. Stores from before format
 versions existed carry no stamp but do carry a generation token or an ontology graph: they are version 1.
+
+Changing the layout: bump FORMAT_VERSION, say what changed in CHANGES, and add the step from the previous
+version to kg.migrate.STEPS (which papers need it, how one batch of whole papers is rewritten).
 """
 
 from __future__ import annotations
