@@ -30,7 +30,7 @@ async def off_loop(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
 class CheckedLoader(DataLoader[K, V]):
     """A DataLoader whose loads check the request's deadline once their batch has arrived."""
 
-    def load(self, key: K) -> Awaitable[V]:  # type: ignore[override]
+    def load(self, key: K) -> Awaitable[V]:
         return _checked(super().load(key))
 
 

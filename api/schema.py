@@ -141,7 +141,8 @@ class Query:
 
     @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")
     async def stats(self, info: ApiInfo) -> Stats:
-        st = await off_loop(q.stats, info.context.query)
+        ctx = info.context.query  # remembered per store generation, like the query layer's other answers
+        st = await off_loop(ctx.memo.get, ctx.store, ("stats",), lambda: q.stats(ctx), lambda _: 1)
         return Stats(
             papers=st.papers,
             triples=st.triples,
