@@ -1,0 +1,267 @@
+"""Replay issue 11's attacks against a live `kg serve` and time each refusal, while a probe client (from
+another loopback address, so it is another client) measures a normal query's latency throughout.
+
+    .venv/bin/python bench/attack.py [--store PATH] [--rounds 20]
+
+Without --store the bundled sample is built into a temporary store (the store the issue attacked). Each
+attack runs `--rounds` times from one attacker client (sequentially; the SPARQL ones as the issue sent
+them, four at once); the probe alternates `{ stats { papers } }` over GraphQL and a one-row SPARQL
+SELECT. Prints a table and writes bench/results/attack.json and attack.md. Targets (issue 11): every
+refusal within 100 ms, probe p99 within 250 ms during every attack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from soak import ROOT, free_port  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+TOKEN = "attack-bench-token"
+PROBE_FROM = "127.0.0.2"  # any 127.x address reaches the server on 127.0.0.1; the server sees another client
+
+RELATED_CHAIN = ("{ entities(first:100) { edges { node { related(first:100) { related(first:100) { "
+                 "related(first:100) { related(first:100) { name } } } } } } } }")
+FRAGMENT_FAN_OUT = " ".join(["query Q { ...F0 }"]
+                            + [f"fragment F{i} on Query {{ ...F{i + 1} ...F{i + 1} }}" for i in range(20)]
+                            + ["fragment F20 on Query { stats { papers } }"])
+CHAIN = "entities(first:100) { edges { node { related(first:100) { related(first:100) { name } } } } }"
+ALIASED = "{ " + " ".join(f"a{i}: {CHAIN}" for i in range(15)) + " }"
+DEEP = "{ papers { edges { node { links { entity { related { papers { edges { node { id } } } } } } } } } }"
+ADD = "mutation($p: [PaperInput!]!) { addPapers(papers: $p) { id } }"
+ALIASED_ADDS = ("mutation($p: [PaperInput!]!) { "
+                + " ".join(f"a{i}: addPapers(papers: $p) {{ id }}" for i in range(4)) + " }")
+CARTESIAN_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+CARTESIAN_ORDER = "SELECT ?a ?d ?g WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 10"
+NORMAL_SPARQL = "SELECT ?p WHERE { ?p a <https://w3id.org/paperkg/ontology#Paper> } LIMIT 1"
+
+
+def papers(n: int, tag: str) -> list[dict[str, str]]:
+    return [{"id": f"atk-{tag}-{i}", "abstract": f"We study image classification on ImageNet ({i})."}
+            for i in range(n)]
+
+
+@dataclass
+class Outcome:
+    name: str
+    statuses: list[int] = field(default_factory=list)
+    by_status: dict[int, list[float]] = field(default_factory=dict)  # each response's own time
+    seconds: list[float] = field(default_factory=list)
+    answer: str = ""
+    probe_ms: list[float] = field(default_factory=list)
+    probe_errors: int = 0
+
+
+def start_server(store: Path, env_extra: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, **env_extra}
+    cmd = [sys.executable, "-m", "kg", "serve", "--store", str(store), "--host", "127.0.0.1",
+           "--port", str(port)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("kg serve exited before it answered")
+        try:
+            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("kg serve did not answer within 180 s")
+        time.sleep(0.2)
+
+
+class Probe(threading.Thread):
+    """A well-behaved client on another address, timing a normal query back to back."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.stop, self.lock = url, threading.Event(), threading.Lock()
+        self.samples: list[tuple[float, bool]] = []
+
+    def take(self) -> list[tuple[float, bool]]:
+        with self.lock:
+            out, self.samples = self.samples, []
+        return out
+
+    def run(self) -> None:
+        transport = httpx.HTTPTransport(local_address=PROBE_FROM)
+        with httpx.Client(transport=transport, timeout=60) as c:
+            turn = 0
+            while not self.stop.is_set():
+                turn += 1
+                started = time.perf_counter()
+                try:
+                    if turn % 2:
+                        r = c.post(self.url + "/graphql", json={"query": "{ stats { papers } }"})
+                        ok = r.status_code == 200 and "errors" not in r.json()
+                    else:
+                        r = c.get(self.url + "/sparql", params={"query": NORMAL_SPARQL})
+                        ok = r.status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                with self.lock:
+                    self.samples.append(((time.perf_counter() - started) * 1000, ok))
+                time.sleep(0.01)
+
+
+def graphql(c: httpx.Client, url: str, query: str, token: bool = False,
+            **variables: object) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {TOKEN}"} if token else {}
+    return c.post(url + "/graphql", json={"query": query, "variables": variables}, headers=headers)
+
+
+def message(r: httpx.Response) -> str:
+    try:
+        body = r.json()
+    except ValueError:
+        return r.text[:120]
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return str(errors[0]["message"])[:120] if errors else "answered"
+
+
+def attacks(url: str) -> list[tuple[str, Callable[[httpx.Client], list[httpx.Response]]]]:
+    def post_raw(body: bytes) -> Callable[[httpx.Client], list[httpx.Response]]:
+        headers = {"content-type": "application/json"}
+        return lambda c: [c.post(url + "/graphql", content=body, headers=headers)]
+
+    def concurrent_sparql(q: str, n: int) -> Callable[[httpx.Client], list[httpx.Response]]:
+        def go(c: httpx.Client) -> list[httpx.Response]:
+            out: list[httpx.Response] = []
+            threads = [threading.Thread(target=lambda: out.append(
+                httpx.get(url + "/sparql", params={"query": q}, timeout=120))) for _ in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            return out
+        return go
+
+    return [
+        ("GraphQL related chain, depth 8", lambda c: [graphql(c, url, RELATED_CHAIN)]),
+        ("GraphQL fragment fan-out, 2^20", lambda c: [graphql(c, url, FRAGMENT_FAN_OUT)]),
+        ("GraphQL 15 aliased chains", lambda c: [graphql(c, url, ALIASED)]),
+        ("GraphQL depth 9", lambda c: [graphql(c, url, DEEP)]),
+        ("GraphQL first: 101", lambda c: [graphql(c, url, "{ papers(first: 101) { totalCount } }")]),
+        ("addPapers x4 aliased, 40 each",
+         lambda c: [graphql(c, url, ALIASED_ADDS, True, p=papers(40, "al"))]),
+        ("addPapers of 100", lambda c: [graphql(c, url, ADD, True, p=papers(100, "big"))]),
+        ("body: invalid UTF-8", post_raw(b'{"query": "{ stats { papers } }\xff"}')),
+        ("body: 100,000 nested [", post_raw(b"[" * 100_000)),
+        ("SPARQL update", lambda c: [c.post(url + "/sparql", content=b"DROP ALL",
+                                            headers={"content-type": "application/sparql-update"})]),
+        ("SPARQL 4 cartesian COUNTs at once", concurrent_sparql(CARTESIAN_COUNT, 4)),
+        ("SPARQL ORDER BY over a cartesian product", concurrent_sparql(CARTESIAN_ORDER, 1)),
+    ]
+
+
+def run(url: str, rounds: int) -> list[Outcome]:
+    probe = Probe(url)
+    probe.start()
+    outcomes = []
+    with httpx.Client(timeout=120) as c:
+        graphql(c, url, "{ stats { papers } }")
+        for name, attack in attacks(url):
+            out = Outcome(name)
+            heavy = name.startswith("SPARQL") and "update" not in name
+            settle(url)  # the SPARQL workers a previous attack killed have been replaced and are ready
+            probe.take()
+            began = time.perf_counter()
+            # repeated back to back for `rounds` rounds and at least 3 s, so the probe sees enough of it;
+            # a heavy round lasts up to its budget (5 s), so two of those
+            while (len(out.seconds) < (2 if heavy else rounds)
+                   or (not heavy and time.perf_counter() - began < 3.0)):
+                started = time.perf_counter()
+                responses = attack(c)
+                took = time.perf_counter() - started
+                for r in responses:
+                    out.statuses.append(r.status_code)
+                    out.by_status.setdefault(r.status_code, []).append(r.elapsed.total_seconds())
+                out.seconds.append(took)
+                out.answer = "; ".join(sorted({f"{r.status_code} {message(r)}" for r in responses}))
+            samples = probe.take()
+            out.probe_ms = [ms for ms, _ in samples]
+            out.probe_errors = sum(not ok for _, ok in samples)
+            outcomes.append(out)
+            print(f"{name:45} {times(out):30}  "
+                  f"probe p99 {p99(out.probe_ms):7.1f} ms ({len(out.probe_ms)}, {out.probe_errors} failed)  "
+                  f"{out.answer[:90]}", flush=True)
+    probe.stop.set()
+    probe.join()
+    return outcomes
+
+
+def times(o: Outcome) -> str:
+    """Median / max time to each kind of answer (HTTP status), in ms."""
+    return ", ".join(f"{status}: {statistics.median(v) * 1000:.1f} / {max(v) * 1000:.1f}"
+                     for status, v in sorted(o.by_status.items()))
+
+
+def settle(url: str) -> None:
+    """Wait until a SPARQL query from a third address is answered quickly (fresh workers have started)."""
+    with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=120) as c:
+        for _ in range(100):
+            started = time.perf_counter()
+            ok = c.get(url + "/sparql", params={"query": NORMAL_SPARQL}).status_code == 200
+            if ok and time.perf_counter() - started < 0.1:
+                return
+            time.sleep(0.2)
+
+
+def p99(values: list[float]) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = ["| attack | answer | ms to answer by status, median / max | probe p99 (n, failed) |",
+            "| --- | --- | --- | --- |"]
+    for o in outcomes:
+        rows.append(f"| {o.name} | {o.answer[:100]} | {times(o)} | {p99(o.probe_ms):.1f} ms "
+                    f"({len(o.probe_ms)}, {o.probe_errors}) |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", type=Path, default=None)
+    ap.add_argument("--rounds", type=int, default=20)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = args.store or Path(tmp) / "store"
+        proc, url = start_server(store, {"KG_API_TOKEN": TOKEN})
+        try:
+            outcomes = run(url, args.rounds)
+        finally:
+            proc.kill()
+            proc.wait()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "attack.json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
+    md = table(outcomes)
+    (RESULTS / "attack.md").write_text(
+        "# bench/attack.py: issue 11's attacks against `kg serve` over the sample store\n\n" + md + "\n")
+    print()
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
