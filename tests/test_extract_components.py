@@ -31,6 +31,7 @@ def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
         "paperkg_proposals",
         "paperkg_evaluation",
         "paperkg_topics",
+        "paperkg_lists",
         "paperkg_terms",
         "paperkg_recogniser",
         "paperkg_canon",

@@ -46,6 +46,9 @@ def mine(
     min_support: Annotated[int, typer.Option(help="Fewest abstracts a term must occur in.")] = 3,
     workers: Annotated[int, typer.Option(help="Tagging processes.")] = 2,
     cache: Annotated[Path | None, typer.Option(help="Keep/reuse the corpus scan here (pickle).")] = None,
+    words: Annotated[Path, typer.Option(help="Known names and common words found in the corpus.")] = Path(
+        "kg/extract/data/corpus_words.json.gz"
+    ),
 ) -> None:
     """Mine typed ML terms and acronyms from a corpus into the second vocabulary tier."""
     from kg.mine.run import HELD_OUT_FILES
@@ -59,6 +62,7 @@ def mine(
         workers=workers,
         min_support=min_support,
         cache=cache,
+        words_out=words,
     )
     err.print(
         f"{report.abstracts} abstracts ({report.held_out} held-out ids never counted) → "

@@ -127,6 +127,14 @@ def runs(doc: Doc) -> list[list[Unit]]:
     return out
 
 
+def doc_runs(doc: Doc) -> list[list[Unit]]:
+    """`runs(doc)`, computed once per doc (the term finder and the recogniser both read them)."""
+    out: list[list[Unit]] | None = doc._.kg_runs
+    if out is None:
+        out = doc._.kg_runs = runs(doc)
+    return out
+
+
 def phrase(doc: Doc, start: int, end: int) -> Phrase:
     span = doc[start:end]
     text = span.text

@@ -42,6 +42,7 @@ EXTENSIONS = (
     "kg_relations",
     "kg_compare",
     "kg_notes",
+    "kg_runs",
 )
 for _name in EXTENSIONS:
     if not Doc.has_extension(_name):

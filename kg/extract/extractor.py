@@ -45,9 +45,10 @@ def _ref(r: list[Any] | None) -> EntityRef | None:
 class Extractor:
     """Extracts links (paper → entity, with evidence) from titles and abstracts."""
 
-    def __init__(self, base_iri: str = DEFAULT_BASE_IRI) -> None:
+    def __init__(self, base_iri: str = DEFAULT_BASE_IRI, *, with_recogniser: bool = True) -> None:
         self.base_iri = base_iri
-        self.nlp = build_nlp(base_iri)
+        self.with_recogniser = with_recogniser
+        self.nlp = build_nlp(base_iri, with_recogniser=with_recogniser)
 
     def _prepare(self, paper: Paper) -> tuple[str, tuple[str, ...]]:
         notes: list[str] = []
@@ -71,7 +72,7 @@ class Extractor:
     ) -> Iterator[Extraction]:
         """Extractions in input order; `n_process` > 1 runs the whole extractor in worker processes."""
         if n_process > 1:
-            factory = functools.partial(Extractor, self.base_iri)
+            factory = functools.partial(Extractor, self.base_iri, with_recogniser=self.with_recogniser)
             yield from extract_in_workers(self, papers, n_process, batch_size=batch_size, factory=factory)
             return
         pending: deque[tuple[Paper, tuple[str, ...]]] = deque()

@@ -20,6 +20,7 @@ from kg.extract.common import (
     name_strength,
     sentences,
 )
+from kg.extract.corpus_words import load_corpus_words
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.types import EntityRef
 
@@ -44,6 +45,13 @@ _NOVEL = re.compile(
     r"lightweight|large-scale|comprehensive|principled|provable|flexible|plug-and-play)\b)",
     re.I,
 )
+_CLAIM = re.compile(
+    r"\s+(?:also\s+|further\s+|consistently\s+|significantly\s+)?(?:achieves|outperforms|improves|"
+    r"reduces|features|enables|yields|surpasses|exceeds|attains|delivers|leverages|combines|consists|"
+    r"employs|uses|can|is able)\b"
+)
+_ON_BEFORE = re.compile(r"(?i)\b(on|in)\s+$")
+_DATA_AFTER = re.compile(r"\s+(dataset|datasets|benchmark|benchmarks|corpus)\b")
 _NOVEL_BEFORE = re.compile(r"\b(?:a|an|the|our)\s+(?:first\s+|simple\s+|yet\s+)*(?:novel|new)\s+$", re.I)
 _TITLE_STOP = {
     "position",
@@ -133,6 +141,7 @@ class ProposalFinder:
                         CONF_WEAK + 0.05,
                         "code-repo",
                     )
+        self._recurring(doc, text, title_end, found, add)
         # named variants of a proposed name: "MELON-Aug"
         for m in NAME_RE.finditer(text):
             w = m.group()
@@ -164,6 +173,33 @@ class ProposalFinder:
             )
         return doc
 
+    def _recurring(
+        self, doc: Doc, text: str, title_end: int, found: Mapping[str, object], add: object
+    ) -> None:
+        """An unknown name the abstract keeps using as the subject of its claims ("PPNG features …",
+        "X outperforms …", three times or more, in the title too or as a claim's subject) is the paper's
+        own artefact, unless it is written as data ("on X", "the X dataset")."""
+        seen: dict[str, list[re.Match[str]]] = {}
+        corpus = load_corpus_words()
+        for m in NAME_RE.finditer(text):
+            w = m.group()
+            if corpus.known_name(w) or (w.isupper() and corpus.common_word(w)):
+                continue  # "LiDAR" is in hundreds of abstracts; "MODEL" is the word model
+            if name_strength(w) == 2 and w not in found:
+                seen.setdefault(m.group(), []).append(m)
+        for name, ms in seen.items():
+            if len(ms) < 3 or self.lexicon.lookup(name) is not None:
+                continue
+            if any(
+                _ON_BEFORE.search(text[max(0, m.start() - 4) : m.start()]) or _DATA_AFTER.match(text, m.end())
+                for m in ms
+            ):
+                continue
+            claims = any(_CLAIM.match(text, m.end()) for m in ms)
+            if claims or ms[0].start() < title_end:
+                kind = next((k for m in ms if (k := kind_near(text[m.end() : m.end() + 40]))), None)
+                add(ms[0].start(), ms[0].end(), name, kind, CONF_PATTERN - 0.1, "recurring-name")  # type: ignore[operator]
+
     def _known_phrase(self, long: str) -> bool:
         """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning")."""
         words = long.split()
@@ -183,7 +219,10 @@ class ProposalFinder:
         verb = _VERB.search(text)
         if verb is None:
             verb = re.search(
-                r"\b(proposing|introducing|presenting)\b|\b(is|are) (proposed|introduced)\b", text, re.I
+                r"\b(proposing|introducing|presenting|creating|releasing)\b"
+                r"|\b(is|are) (proposed|introduced)\b",
+                text,
+                re.I,
             )
         if verb is not None:
             stop = _STOP.search(text, verb.end())
@@ -205,6 +244,9 @@ class ProposalFinder:
                 named = bool(_NAMING.search(text[max(0, m.start() - 20) : m.start()]))
                 appos = bool(re.match(r"\s*[,(:]", text[m.end() :]))
                 nxt = re.match(r"\s*([A-Za-z-]+)", text[m.end() :])
+                after_head = re.search(r"\b([a-z]+)\s+$", text[verb.end() : m.start()])
+                if after_head and after_head.group(1) in KIND_BY_HEAD:
+                    nxt = None  # "a benchmark LenCom-Eval": the name follows its head noun
                 if (
                     nxt
                     and nxt.group(1).islower()
@@ -230,9 +272,6 @@ class ProposalFinder:
                     )
                 ):
                     continue  # "the LVLM-generated captions": a modifier, not a name
-                after_head = re.search(r"\b([a-z]+)\s+$", text[verb.end() : m.start()])
-                if after_head and after_head.group(1) in KIND_BY_HEAD:
-                    nxt = None  # "a benchmark LenCom-Eval": the name follows its head noun
                 if nxt and nxt.group(1) in KIND_BY_HEAD and _NAME_AFTER_HEAD.match(text, m.end()):
                     continue  # "a Background-Insensitive approach BINet": the name follows the head noun
                 if self._ok(m.group(), 1 if (named or appos) else 2, False):
@@ -253,7 +292,8 @@ class ProposalFinder:
         if _WE.search(text):  # "… with a novel parsing-guided transformer (PGTFormer)"
             for a in acr:
                 ls, ss = int(a[4]), int(a[2])  # type: ignore[call-overload]
-                if off <= ls < off + len(text) and _NOVEL_BEFORE.search(text[max(0, ls - off - 40) : ls - off]):
+                before = text[max(0, ls - off - 40) : ls - off]
+                if off <= ls < off + len(text) and _NOVEL_BEFORE.search(before):
                     kind = kind_near(str(a[1]).split()[-1]) or kind_near(text[int(a[3]) - off :][:60])  # type: ignore[call-overload]
                     adder(ss, int(a[3]), str(a[0]), kind, CONF_PATTERN + 0.05, "novel-acronym")  # type: ignore[call-overload, operator]
         naming = _NAMING_ANY.search(text) is not None

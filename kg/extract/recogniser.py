@@ -18,7 +18,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.candidates import GENERIC, Phrase, Unit, cue_before, list_tail, phrase, runs, word_after
+from kg.extract.candidates import GENERIC, Phrase, Unit, cue_before, doc_runs, list_tail, phrase, word_after
 from kg.extract.common import CONF_PATTERN, mention, mentions
 
 MODEL_FILE = Path(__file__).resolve().parent / "models" / "recogniser.npz"
@@ -31,7 +31,7 @@ _VERBS_BACK = 6
 
 def word_shape(w: str) -> str:
     """ "CoSQL" → "XxX", "ImageNet-1k" → "XxX-dx": runs of character classes, collapsed."""
-    out = []
+    out: list[str] = []
     for ch in w:
         c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
         if not out or out[-1] != c:
@@ -117,7 +117,7 @@ def load_recogniser(path: Path = MODEL_FILE) -> Recogniser | None:
 def run_candidates(doc: Doc) -> list[tuple[Phrase, list[Unit]]]:
     """The maximal noun-phrase runs of a doc as phrases: what the recogniser classifies."""
     out = []
-    for run in runs(doc):
+    for run in doc_runs(doc):
         ph = phrase(doc, run[0][0], run[-1][1])
         if ph.key and not (ph.n_words == 1 and ph.text.lower() in GENERIC):
             out.append((ph, run))

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import functools
 import gzip
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.candidates import Phrase, cue_before, runs, sub_phrases, word_after
+from kg.extract.candidates import Phrase, cue_before, doc_runs, sub_phrases, word_after
 from kg.extract.common import CONF_PATTERN, Mention, mention, mentions
 from kg.extract.words import words
 from kg.names import match_key
@@ -53,6 +53,15 @@ class TierTerm:
     support: int
 
 
+@dataclass(slots=True)
+class _Raw:
+    name: str = ""
+    type: str = ""
+    alt_type: str | None = None
+    support: int = 0
+    alt: list[str] = field(default_factory=list)
+
+
 @functools.lru_cache(maxsize=4)
 def load_tier(base_iri: str, path: Path = TIER_FILE) -> dict[str, TierTerm]:
     """Match key of every label → concept; empty when the tier is not installed."""
@@ -61,27 +70,27 @@ def load_tier(base_iri: str, path: Path = TIER_FILE) -> dict[str, TierTerm]:
     import pyoxigraph as ox
 
     ns = base_iri + "ontology#"
-    info: dict[str, dict[str, object]] = {}
+    info: dict[str, _Raw] = {}
     for q in ox.parse(gzip.decompress(path.read_bytes()), format=ox.RdfFormat.TURTLE, base_iri=base_iri):
-        d = info.setdefault(q.subject.value, {"alt": []})
+        d = info.setdefault(q.subject.value, _Raw())
         p, o = q.predicate.value, q.object.value
         if p.endswith("#type") and o.startswith(ns):
-            d["type"] = o[len(ns) :]
+            d.type = o[len(ns) :]
         elif p == SKOS + "prefLabel":
-            d["name"] = o
+            d.name = o
         elif p == SKOS + "altLabel":
-            d["alt"].append(o)  # type: ignore[union-attr]
+            d.alt.append(o)
         elif p == ns + "altType":
-            d["alt_type"] = o[len(ns) :]
+            d.alt_type = o[len(ns) :]
         elif p == ns + "support":
-            d["support"] = int(o)
+            d.support = int(o)
     out: dict[str, TierTerm] = {}
     for d in info.values():
-        if "name" not in d or "type" not in d:
+        if not d.name or not d.type:
             continue
-        term = TierTerm(str(d["name"]), str(d["type"]), d.get("alt_type"), int(d.get("support", 0)))  # type: ignore[arg-type]
-        for label in [term.name, *d["alt"]]:  # type: ignore[misc]
-            if (key := match_key(str(label))) and len(key) > 3:
+        term = TierTerm(d.name, d.type, d.alt_type, d.support)
+        for label in [term.name, *d.alt]:
+            if (key := match_key(label)) and len(key) > 3:
                 out.setdefault(key, term)
     return out
 
@@ -114,15 +123,25 @@ _OWN = words("we our us")
 _LIST_CUES = ("such as", "e.g.", "including", "like", "for example", "for instance")
 
 
-def salient(doc: Doc, ph: Phrase, title_end: int, counts: dict[str, int]) -> bool:
-    """A term the paper itself is about rather than background: in the title, used twice, governed by a task or
-    method cue ("for X", "using X"), or in a sentence where the authors speak ("we", "our", "this paper") that is
-    not an example list of the field's background."""
+RARE = 8
+ESTABLISHED = 20  # abstracts: a mined term this common is trusted in weaker contexts
+_GENERIC_HEAD_AFTER = words(
+    "algorithm algorithms method methods approach approaches model models framework frameworks technique "
+    "techniques paradigm scheme strategy procedure system systems"
+)
+
+
+def salient(doc: Doc, ph: Phrase, title_end: int, counts: dict[str, int], support: int) -> bool:
+    """A term the paper itself is about rather than background: in the title, used twice, governed by a
+    task or method cue ("for X", "using X"), or in a sentence where the authors speak ("we", "our", "this
+    paper") that is not an example list of the field's background. Rare terms need one of the first three."""
     if doc[ph.start].idx < title_end or counts.get(ph.key, 0) >= 2:
         return True
     cue = cue_before(doc, ph.start)
     if cue in _TASK_BEFORE or cue in _METHOD_BEFORE:
         return True
+    if support < RARE:
+        return False
     sent = doc[ph.start].sent
     lowered = sent.text.lower()
     before = doc[sent.start : ph.start].text.lower()
@@ -158,7 +177,7 @@ class TermFinder:
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0
-        all_runs = runs(doc)
+        all_runs = doc_runs(doc)
         counts: dict[str, int] = {}
         for run in all_runs:
             for ph in sub_phrases(doc, run):
@@ -172,12 +191,17 @@ class TermFinder:
                 start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
                 if any(s < end and start < e for s, e in taken):
                     continue
-                if word_after(doc, ph.end) in _PART_AFTER and term.type != "Metric":
+                after = word_after(doc, ph.end)
+                if after in _PART_AFTER and term.type != "Metric":
                     continue
+                if after in _GENERIC_HEAD_AFTER and term.support < ESTABLISHED:
+                    continue  # "a convex learning algorithm": a rare term modifying a generic head
                 type_, bonus = context_type(doc, ph, term)
-                if type_ == "Metric" and (not measured(doc, ph) or cue_before(doc, ph.start) in ("at", "during")):
+                if type_ == "Metric" and (
+                    not measured(doc, ph) or cue_before(doc, ph.start) in ("at", "during")
+                ):
                     continue
-                if type_ != "Metric" and not salient(doc, ph, title_end, counts):
+                if type_ != "Metric" and not salient(doc, ph, title_end, counts, term.support):
                     continue
                 found.append(
                     mention(start, end, type_, term.name, confidence=CONF_MINED + bonus, rule="mined-term")

@@ -19,11 +19,11 @@ from kg.extract.common import (
     token_indices,
 )
 from kg.extract.threats import THREAT_HEADS, threat_mentions
-from kg.extract.words import CUES, STOP_MODS, TASK_HEADS, words
+from kg.extract.words import CUES, STOP_MODS, TASK_HEADS, TITLE_TASK_HEADS, words
 from kg.names import singular
 
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
-_HEADS = TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
+_HEADS = TASK_HEADS | TITLE_TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
 # "the X task", and "a new X dataset/benchmark" (data made for the task X)
 _TASK_NEXT = frozenset(
     ["task", "tasks", "problem", "problems", "dataset", "datasets", "benchmark", "benchmarks"]
@@ -34,6 +34,7 @@ _NOT_JOINED = words(
     "based driven guided aware powered insensitive sensitive agnostic specific centric oriented free"
 )
 _DATA_WORDS = frozenset(["dataset", "datasets", "benchmark", "benchmarks"])
+_TITLE_CUES = frozenset(["for", "on", "towards", "toward", ":", "in"])
 _NOUNISH = {"NN", "NNS", "NNP", "NNPS", "JJ", "VBG", "VBN", "HYPH", "CD", "FW"}
 
 
@@ -105,7 +106,8 @@ class TopicRules:
                 tok.tag_ == "NNPS" and low in TASK_HEADS
             ):
                 continue
-            if low in TASK_HEADS:
+            in_title_head = low in TITLE_TASK_HEADS and tok.idx < title_end and tok.tag_ != "VBG"
+            if low in TASK_HEADS or in_title_head:
                 left, mods = phrase_left(tok)
                 next_word = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
                 if not mods or not any(t.tag_ in ("NN", "NNS", "NNP", "JJ", "VBG") for t in mods):
@@ -125,6 +127,8 @@ class TopicRules:
                     continue  # "based on Structure Alignment" names a means, not the task
                 if in_title and not (left < 0 or cue in CUES or cue == ":"):
                     continue  # title case misleads the tagger: only "for X", "X:" and title starts
+                if in_title_head and low not in TASK_HEADS and not (left < 0 or cue in _TITLE_CUES):
+                    continue
                 if cue in ("-", "/") or (left >= 0 and doc[left].whitespace_ == "" and doc[left].is_alpha):
                     continue
                 if not (in_title or cue in CUES or (tok.i + 1 < len(doc) and next_word in _TASK_NEXT)):

@@ -19,6 +19,15 @@ TASK_HEADS = words(
     "modelling calibration identification"
 )
 
+# More nominalisations that head a task in a title after "for", "on", "via" or a colon ("…: Model Selection with
+# Limited Labels", "… for Imitation Learning"); in running text they name means as often as problems.
+TITLE_TASK_HEADS = words(
+    "selection extension balancing optimization optimisation testing inference adaptation generalization "
+    "generalisation transfer exploration control locomotion creation evaluation construction acquisition "
+    "attribution explanation interpolation upsampling registration search learning fairness scheduling "
+    "routing typing linking"
+)
+
 # Determiners and evaluative words: the phrase starts after them ("a robust X detection").
 STOP_MODS = words(
     "a an the this that these those our their its his her such other various several many multiple "

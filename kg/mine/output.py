@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kg.mine.terms import MinedTerm
@@ -37,7 +37,7 @@ def concept_iri(t: MinedTerm) -> str:
     return f"{t.type.lower()}/{slug(t.name)}"
 
 
-def turtle(terms: Iterable[MinedTerm], meta: dict[str, object]) -> str:
+def turtle(terms: Iterable[MinedTerm], meta: Mapping[str, object]) -> str:
     out = io.StringIO()
     out.write(HEADER)
     out.write(f"# {turtle_string(json.dumps(meta, sort_keys=True))[1:-1]}\n\n")
@@ -59,7 +59,7 @@ def turtle(terms: Iterable[MinedTerm], meta: dict[str, object]) -> str:
     return out.getvalue()
 
 
-def write_tier(path: Path, terms: list[MinedTerm], meta: dict[str, object]) -> None:
+def write_tier(path: Path, terms: list[MinedTerm], meta: Mapping[str, object]) -> None:
     """Write the tier deterministically (sorted, fixed gzip mtime) and atomically."""
     seen: set[str] = set()
     unique = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import pickle
 from collections import Counter
 from collections.abc import Sequence
@@ -11,13 +13,14 @@ from typing import Any
 
 from kg.mine.corpus import HeldOut, count, held_out_from, scan
 from kg.mine.output import drop_curated, write_tier
-from kg.mine.terms import MinedTerm, mine_acronyms, mine_terms
+from kg.mine.terms import MinedTerm, corpus_words, mine_acronyms, mine_terms
 from kg.names import match_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
 DEFAULT_CORPUS = SHARED / "corpus"
 DEFAULT_TIER = ROOT / "ontology" / "vocab" / "mined.ttl.gz"
+WORDS_FILE = ROOT / "kg" / "extract" / "data" / "corpus_words.json.gz"
 # Texts that must never count toward support: the dev golds and the bundled sample.
 HELD_OUT_FILES = (
     SHARED / "dev60_gold.jsonl",
@@ -36,6 +39,15 @@ class MineReport:
     concepts: int
     by_type: dict[str, int]
     by_source: dict[str, int]
+
+
+def write_json_gz(path: Path, data: object) -> None:
+    """Deterministic gzipped JSON (no timestamp), written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz:
+        gz.write(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    tmp.replace(path)
 
 
 def corpus_files(paths: Sequence[Path]) -> list[Path]:
@@ -63,6 +75,7 @@ def mine(
     min_support: int = 3,
     cache: Path | None = None,
     limit: int | None = None,
+    words_out: Path | None = None,
 ) -> MineReport:
     """Scan the corpus (or read the scan from `cache`), mine typed terms and acronyms, write the tier."""
     held: HeldOut = held_out_from([p for p in held_out_paths if p.is_file()])
@@ -81,6 +94,8 @@ def mine(
     terms = drop_curated(terms, set(known))
     meta = {"abstracts": counts.docs, "held_out_records": len(held.ids), "min_support": min_support}
     write_tier(out, terms, meta)
+    if words_out is not None:
+        write_json_gz(words_out, {**corpus_words(counts), "abstracts": counts.docs})
     return MineReport(
         abstracts=counts.docs,
         held_out=len(held.ids),

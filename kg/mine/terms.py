@@ -6,6 +6,7 @@ Every rule here describes how ML papers are written in general; nothing names a 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -163,6 +164,7 @@ GENERIC_TERMS = frozenset(
         "computer science",
     )
 )
+_ADJECTIVE = re.compile(r"(ic|al|ive|ous|ary|ed|ful|less|able|ible|ent|ant)$")
 _NUMBERISH = re.compile(r"^[\d.,%x×-]+$")
 
 
@@ -243,6 +245,8 @@ def is_term_shaped(name: str) -> bool:
         return False
     if all(w in GENERIC or w in BREAK for w in ws[:-1]) and not specific_head:
         return False
+    if head in ("modeling", "modelling") and len(ws) == 2 and _ADJECTIVE.search(ws[0]):
+        return False  # "implicit modeling" is a way of working; "language modeling" is a task
     return all(re.search(r"[a-z]", w) for w in ws)
 
 
@@ -290,9 +294,9 @@ MAX_SUPPORT = 1500  # a phrase in more than 3% of all abstracts is background vo
 
 
 def dataset_name(name: str, st: TermStats) -> bool:
-    """A dataset: a name (capitals or digits inside, or several capitalised words) that papers write as a name,
-    not a capitalised common word, and that is followed by "dataset(s)/benchmark/corpus" or ends a list
-    that is, in at least a quarter of its uses."""
+    """A dataset: a name (capitals or digits inside, or several capitalised words) that papers write as a
+    name, not a capitalised common word, and that is followed by "dataset(s)/benchmark/corpus" or ends a
+    list that is, in at least a quarter of its uses."""
     total = sum(st.surfaces.values())
     lower_uses = sum(n for s, n in st.surfaces.items() if s == s.lower())
     ws = name.split()
@@ -369,7 +373,7 @@ def mine_acronyms(counts: CorpusCounts, terms: list[MinedTerm], min_support: int
         short = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
         if long_key in out:
             t = out[long_key]
-            out[long_key] = MinedTerm(**{**_fields(t), "aliases": tuple(sorted({*t.aliases, short}))})
+            out[long_key] = dataclasses.replace(t, aliases=tuple(sorted({*t.aliases, short})))
             continue
         st = counts.terms.get(long_key)
         name = (
@@ -398,5 +402,18 @@ def mine_acronyms(counts: CorpusCounts, terms: list[MinedTerm], min_support: int
     return sorted(out.values(), key=lambda t: (t.type, match_key(t.name)))
 
 
-def _fields(t: MinedTerm) -> dict[str, object]:
-    return {f: getattr(t, f) for f in MinedTerm.__dataclass_fields__}
+def corpus_words(counts: CorpusCounts, min_names: int = 5, min_words: int = 20) -> dict[str, list[str]]:
+    """Name-shaped words many abstracts use ("LiDAR", "GPT-4": not any one paper's invention) and common
+    lower-case words ("model", "selector": a name in capitals is still that word)."""
+    names, common = set(), set()
+    for st in counts.terms.values():
+        form, n = st.surfaces.most_common(1)[0]
+        if " " in form:
+            continue
+        total = sum(st.surfaces.values())
+        if st.df >= min_names and name_strength(form) == 2 and n * 2 >= total:
+            names.add(form)
+        lower = sum(k for s, k in st.surfaces.items() if s == s.lower())
+        if st.df >= min_words and lower * 2 >= total and form.isalpha():
+            common.add(form.lower())
+    return {"names": sorted(names), "words": sorted(common)}

@@ -1,0 +1,97 @@
+"""Typed lists (`paperkg_lists`): the members of a list are what its cue says they are.
+
+"tasks such as autoformalization, premise selection and proof search", "on both retrieval and CTR prediction
+tasks", "metrics including precision, recall and edit distance", "in terms of latency and throughput": every
+member is a task (or a metric), whatever its head noun, and single words count here because the context
+types them.
+"""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.candidates import BREAK, GENERIC, Unit, doc_runs
+from kg.extract.common import CONF_PATTERN, mention, mentions
+from kg.extract.words import words
+
+_JOINERS = frozenset([",", "and", "or", ";", "as", "well"])
+_INTRO = ("such as", "including", "like", "e.g.", "e.g. ,", "namely", "for example", "for instance", ":")
+_KIND_NOUNS = {
+    "Task": words("task tasks problem problems"),
+    "Metric": words("metric metrics measure measures criteria"),
+}
+_TAIL_NOUNS = {"Task": words("task tasks problem problems"), "Metric": words("metric metrics scores")}
+_IN_TERMS_OF = ("in terms of",)
+
+
+def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
+    """Consecutive runs joined only by commas and conjunctions: the members of one list."""
+    out: list[list[tuple[int, int]]] = []
+    for run in runs:
+        span = (run[0][0], run[-1][1])
+        if (
+            out
+            and all(t.lower_ in _JOINERS for t in doc[out[-1][-1][1] : span[0]])
+            and span[0] - out[-1][-1][1] <= 3
+        ):
+            out[-1].append(span)
+        else:
+            out.append([span])
+    return out
+
+
+def _intro_type(doc: Doc, start: int) -> str | None:
+    """What the words just before a list announce: "tasks such as", "metrics including", "in terms of"."""
+    before = doc[max(0, start - 6) : start].text.lower().strip()
+    for intro in _INTRO:
+        if before.endswith(intro):
+            head = before[: -len(intro)].strip(" ,").split()
+            if head:
+                for type_, nouns in _KIND_NOUNS.items():
+                    if head[-1] in nouns:
+                        return type_
+    if any(before.endswith(cue) for cue in _IN_TERMS_OF):
+        return "Metric"
+    return None
+
+
+@Language.factory("paperkg_lists")
+def make_lists(nlp: Language, name: str) -> ListTyper:
+    return ListTyper()
+
+
+class ListTyper:
+    """Pipeline component: a mention for each member of a list whose cue types it."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        out = mentions(doc)
+        for group in _groups(doc, doc_runs(doc)):
+            type_ = _intro_type(doc, group[0][0])
+            last_start, last_end = group[-1]
+            tail = doc[last_end - 1].lower_
+            if type_ is None and len(group) >= 2:
+                for t, nouns in _TAIL_NOUNS.items():
+                    if tail in nouns and last_end - last_start >= 2:
+                        type_ = t
+            if type_ is None:
+                continue
+            for start, end in group:
+                if doc[end - 1].lower_ in _TAIL_NOUNS["Task"] | _TAIL_NOUNS["Metric"] and end - start >= 2:
+                    end -= 1  # "… prediction tasks": the task is "prediction"
+                toks = doc[start:end]
+                if all(t.lower_ in GENERIC or t.lower_ in BREAK for t in toks) or len(toks) > 5:
+                    continue
+                text = toks.text
+                name = text if any(c.isupper() for c in text[1:]) else text.lower()
+                out.append(
+                    mention(
+                        toks.start_char,
+                        toks.end_char,
+                        type_,
+                        name,
+                        confidence=CONF_PATTERN - 0.05,
+                        rule="typed-list",
+                    )
+                )
+        return doc
