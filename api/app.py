@@ -9,6 +9,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.applications import Starlette
@@ -38,6 +40,7 @@ from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
 from kg.store.embedded import EmbeddedStore
 
+EXECUTIONS = 32  # GraphQL executions at once (each on its own thread and event loop)
 CONSISTENT_TRIES = 3  # a query overlapped by writes runs again, at most this many times in all
 
 
@@ -47,6 +50,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
     def __init__(self, settings: Settings, ctx: QueryContext) -> None:
         super().__init__(build_schema(settings), graphql_ide="graphiql", allow_queries_via_get=False)
         self.settings, self.ctx, self.writer = settings, ctx, PaperWriter(ctx)
+        self._executions = anyio.CapacityLimiter(EXECUTIONS)
 
     async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
         return ApiContext(request, response, self.ctx, self.settings, self.writer)
@@ -66,7 +70,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                 before = await self._generation()
                 try:
                     with at_generation(before):  # the time budget: api.limits.Deadline
-                        result = await super().execute_single(
+                        result = await self._execute_in_thread(
                             request, request_adapter, sub_response, context, root_value, request_data)
                 except DeadlineExceeded as exc:
                     return ExecutionResult(data=None, errors=[GraphQLError(str(exc))])
@@ -79,6 +83,21 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                 if last:
                     self.writer.release()
         raise AssertionError("unreachable")
+
+    async def _execute_in_thread(
+        self, request: Request, request_adapter: Any, sub_response: Response, context: ApiContext,
+        root_value: None, request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """Execute on an event loop of its own in a worker thread. graphql-core completes a list in one
+        synchronous sweep (a task per item), which no deadline check can interrupt; off the server's loop
+        such a sweep cannot stall other requests or the time limit, which abandons the thread at the limit
+        (the sweep then stops at its next resolver, past the deadline)."""
+
+        def run() -> ExecutionResult:
+            return asyncio.run(GraphQL.execute_single(
+                self, request, request_adapter, sub_response, context, root_value, request_data))
+
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True, limiter=self._executions)
 
     def decode_json(self, data: str | bytes) -> object:
         """The request body as JSON; a body that is not UTF-8, nests too deeply or is not an object (or a
