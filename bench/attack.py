@@ -241,10 +241,45 @@ def table(outcomes: list[Outcome]) -> str:
     return "\n".join(rows)
 
 
+def deadline_phase(store: Path, limits: list[float]) -> list[dict[str, float]]:
+    """The related chain against servers whose cost analysis is lifted: how far past each time limit the
+    deadline alone ends it, and the probe's p99 meanwhile."""
+    out = []
+    for limit in limits:
+        proc, url = start_server(store, {"KG_MAX_COST": "1e18", "KG_QUERY_TIMEOUT": str(limit)})
+        probe = Probe(url)
+        try:
+            with httpx.Client(timeout=120) as c:
+                graphql(c, url, "{ stats { papers } }")
+                settle(url)
+                probe.start()
+                time.sleep(0.5)
+                probe.take()
+                took = []
+                for _ in range(3):
+                    started = time.perf_counter()
+                    graphql(c, url, RELATED_CHAIN)
+                    took.append(time.perf_counter() - started)
+                samples = probe.take()
+        finally:
+            probe.stop.set()
+            proc.kill()
+            proc.wait()
+        row = {"limit_s": limit, "answered_s": statistics.median(took), "max_s": max(took),
+               "probe_p99_ms": p99([ms for ms, _ in samples]), "probes": len(samples)}
+        print(f"deadline only, limit {limit:g} s: answered after {row['answered_s']:.2f} s median "
+              f"(max {row['max_s']:.2f}), probe p99 {row['probe_p99_ms']:.0f} ms ({len(samples)})",
+              flush=True)
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", type=Path, default=None)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--deadline", type=float, nargs="*", default=[1.0, 3.0],
+                    help="also time the related chain with the cost analysis lifted, at these limits (s)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = args.store or Path(tmp) / "store"
@@ -254,9 +289,17 @@ def main() -> None:
         finally:
             proc.kill()
             proc.wait()
+        deadlines = deadline_phase(store, args.deadline)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "attack.json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
+    (RESULTS / "attack.json").write_text(json.dumps(
+        {"attacks": [o.__dict__ for o in outcomes], "deadline_only": deadlines}, indent=1) + "\n")
     md = table(outcomes)
+    if deadlines:
+        md += ("\n\nWith the cost analysis lifted (`KG_MAX_COST=1e18`), the related chain against the "
+               "deadline alone:\n\n| time limit | answered after, median (max) | probe p99 |\n"
+               "| --- | --- | --- |\n")
+        md += "\n".join(f"| {d['limit_s']:g} s | {d['answered_s']:.2f} s ({d['max_s']:.2f} s) | "
+                        f"{d['probe_p99_ms']:.0f} ms ({d['probes']:.0f} probes) |" for d in deadlines)
     (RESULTS / "attack.md").write_text(
         "# bench/attack.py: issue 11's attacks against `kg serve` over the sample store\n\n" + md + "\n")
     print()
