@@ -21,7 +21,8 @@ _INSIDE = _NOUN | frozenset(["JJ", "JJR", "VBG", "VBN", "CD", "HYPH", "NFP"])
 BREAK = STOP_MODS | words(
     "extensive empirical theoretical comprehensive state-of-the-art sota superior competitive promising "
     "remarkable substantial notable considerable great greater huge vast wide broad numerous massive "
-    "limited certain particular whole entire e.g. i.e. etc al et w.r.t end-to-end"
+    "limited certain particular whole entire e.g. i.e. etc al et w.r.t end-to-end including using following "
+    "according regarding concerning involving containing considering excluding comprising given"
 )
 # Nouns too generic to start a term or be one alone ("method", "results", "performance").
 GENERIC = words(
@@ -157,7 +158,7 @@ def sub_phrases(doc: Doc, run: list[Unit]) -> list[Phrase]:
 def cue_before(doc: Doc, start: int) -> str:
     """The word that governs a phrase from the left ("using", "for", "study"), skipping determiners."""
     i = start - 1
-    while i >= 0 and (doc[i].lower_ in STOP_MODS or doc[i].tag_ in ("DT", "PRP$")):
+    while i >= 0 and (doc[i].lower_ in _SKIPPED_BEFORE or doc[i].tag_ in ("DT", "PRP$")):
         i -= 1
     if i < 0:
         return "<s>"
@@ -165,6 +166,9 @@ def cue_before(doc: Doc, start: int) -> str:
     if low in ("on", "to", "of", "in") and i >= 1 and doc[i - 1].lower_ in ("based", "applied", "due"):
         return doc[i - 1].lower_ + "_" + low
     return low
+
+
+_SKIPPED_BEFORE = STOP_MODS - words("using via resulting")
 
 
 def word_after(doc: Doc, end: int) -> str:
