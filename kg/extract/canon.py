@@ -114,6 +114,7 @@ class Canonicaliser:
         acr: list[list[Any]] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
         ms = self._add_defined_terms(ms, acr, text)
+        ms = _drop_background_domains(doc, ms)
         ms = _drop_nested(ms)
         groups = _Groups()
         for a in acr:
@@ -212,6 +213,29 @@ def _drop_named_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """ "CAB agents" where CAB is the paper's own proposal is that artefact, not an application domain."""
     own = {e["name"].lower() for e in entities if e["relation"] in PROPOSE}
     return [e for e in entities if not (e["type"] == "Domain" and e["name"].lower().split()[0] in own)]
+
+
+_EXAMPLE_CUES = ("such as", "e.g.", "including", "for example", "for instance", "like")
+
+
+def _drop_background_domains(doc: Doc, ms: list[Mention]) -> list[Mention]:
+    """Application areas named only as examples of the field's reach ("… in domains such as healthcare,
+    finance and education") are background, not what the paper targets; one in the title, or named twice,
+    stays."""
+    text, title_end = doc_text(doc), doc._.kg_title_end or 0
+    seen: dict[str, int] = {}
+    for m in ms:
+        if m["type"] == "Domain":
+            seen[m["name"]] = seen.get(m["name"], 0) + 1
+    out = []
+    for m in ms:
+        if m["type"] == "Domain" and m["start"] >= title_end and seen[m["name"]] < 2:
+            sent_start = max(text.rfind(". ", 0, m["start"]), title_end)
+            before = text[sent_start : m["start"]].lower()
+            if any(cue in before for cue in _EXAMPLE_CUES):
+                continue
+        out.append(m)
+    return out
 
 
 def _drop_nested(ms: list[Mention]) -> list[Mention]:

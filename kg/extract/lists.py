@@ -23,6 +23,7 @@ _KIND_NOUNS = {
 }
 _TAIL_NOUNS = {"Task": words("task tasks problem problems"), "Metric": words("metric metrics scores")}
 _IN_TERMS_OF = ("in terms of",)
+_NOT_MEASURES = words("evaluation evaluations data dataset datasets model models method methods")
 
 
 def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
@@ -82,6 +83,8 @@ class ListTyper:
                 toks = doc[start:end]
                 if all(t.lower_ in GENERIC or t.lower_ in BREAK for t in toks) or len(toks) > 5:
                     continue
+                if type_ == "Metric" and (toks[-1].lower_ in GENERIC or toks[-1].lower_ in _NOT_MEASURES):
+                    continue  # "in terms of training data": not a measure
                 text = toks.text
                 name = text if any(c.isupper() for c in text[1:]) else text.lower()
                 out.append(

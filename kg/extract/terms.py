@@ -151,11 +151,14 @@ def salient(doc: Doc, ph: Phrase, title_end: int, counts: dict[str, int], suppor
 
 
 def measured(doc: Doc, ph: Phrase) -> bool:
-    """The phrase's sentence reports or compares a measurement (a number, "improves", "in terms of")."""
+    """The phrase is measured: a number in its sentence, or a measuring word right before it ("improves X",
+    "in terms of X", "higher X")."""
+    if cue_before(doc, ph.start) in _MEASURE_WORDS:
+        return True
     sent = (
         doc[ph.start].sent if doc.has_annotation("SENT_START") else doc[max(0, ph.start - 20) : ph.end + 20]
     )
-    return any(t.like_num or t.text == "%" or t.lower_ in _MEASURE_WORDS for t in sent)
+    return any(t.like_num or t.text == "%" for t in sent)
 
 
 @Language.factory("paperkg_terms", default_config={"base_iri": "https://w3id.org/paperkg/"})

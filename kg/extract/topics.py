@@ -12,6 +12,7 @@ from spacy.tokens import Doc, Token
 from kg.extract.common import (
     CONF_PATTERN,
     CONF_WEAK,
+    Mention,
     doc_text,
     mention,
     mentions,
@@ -99,6 +100,7 @@ class TopicRules:
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         title_end: int = doc._.kg_title_end or 0
+        out.extend(domain_cues(doc, title_end))
         for i in token_indices(doc, _HEADS):
             tok = doc[i]
             low = tok.lower_
@@ -163,6 +165,28 @@ class TopicRules:
             return [(start, end, text)]
         first, rest = text.split(" ", 1)
         return [(start, end, f"{alt} {rest}") for alt in first.split("/") if alt]
+
+
+# Words whose repeated use makes a field the paper's domain though it never names the field.
+DOMAIN_BY_WORD = {"robot": "robotics", "robots": "robotics", "robotic": "robotics"}
+
+
+def domain_cues(doc: Doc, title_end: int) -> list[Mention]:
+    """ "robots … robotic …": a paper that keeps talking about robots targets robotics (twice, or in the
+    title)."""
+    hits: dict[str, list[Token]] = {}
+    for i in token_indices(doc, frozenset(DOMAIN_BY_WORD)):
+        hits.setdefault(DOMAIN_BY_WORD[doc[i].lower_], []).append(doc[i])
+    out = []
+    for name, toks in hits.items():
+        if len(toks) >= 2 or toks[0].idx < title_end:
+            t = toks[0]
+            out.append(
+                mention(
+                    t.idx, t.idx + len(t.text), "Domain", name, confidence=CONF_WEAK + 0.15, rule="domain-cue"
+                )
+            )
+    return out
 
 
 def _canon_task(text: str) -> str:

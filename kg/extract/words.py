@@ -19,7 +19,7 @@ TASK_HEADS = words(
     "modelling calibration identification"
 )
 
-# More nominalisations that head a task in a title after "for", "on", "via" or a colon ("…: Model Selection with
+# More nominalisations that head a task in a title after "for", "on" or a colon ("…: Model Selection with
 # Limited Labels", "… for Imitation Learning"); in running text they name means as often as problems.
 TITLE_TASK_HEADS = words(
     "selection extension balancing optimization optimisation testing inference adaptation generalization "

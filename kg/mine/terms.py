@@ -164,7 +164,7 @@ GENERIC_TERMS = frozenset(
         "computer science",
     )
 )
-_ADJECTIVE = re.compile(r"(ic|al|ive|ous|ary|ed|ful|less|able|ible|ent|ant)$")
+_ADJECTIVE = re.compile(r"(ic|it|al|ive|ous|ary|ed|ful|less|able|ible|ent|ant)$")
 _NUMBERISH = re.compile(r"^[\d.,%x×-]+$")
 
 
@@ -247,6 +247,8 @@ def is_term_shaped(name: str) -> bool:
         return False
     if head in ("modeling", "modelling") and len(ws) == 2 and _ADJECTIVE.search(ws[0]):
         return False  # "implicit modeling" is a way of working; "language modeling" is a task
+    if head == "training" and len(ws) == 2 and "-" not in ws[0]:
+        return False  # "unlabeled training", "model training": how, not a named technique
     return all(re.search(r"[a-z]", w) for w in ws)
 
 
