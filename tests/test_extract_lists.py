@@ -36,8 +36,8 @@ def test_members_after_metrics_including_are_metrics(nlp: Language) -> None:
 
 
 def test_members_after_in_terms_of_are_metrics(nlp: Language) -> None:
-    text = "The switch design wins in terms of tail latency and energy use."
-    assert listed(nlp, text) == {("Metric", "tail latency"), ("Metric", "energy use")}
+    text = "The switch design wins in terms of tail latency and energy consumption."
+    assert listed(nlp, text) == {("Metric", "tail latency"), ("Metric", "energy consumption")}
 
 
 def test_applications_such_as_are_not_tasks(nlp: Language) -> None:

@@ -7,14 +7,17 @@ recogniser at run time, so what was counted in the corpus is exactly what is loo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from spacy.tokens import Doc
 
+from kg.extract.common import doc_text
 from kg.extract.words import STOP_MODS, words
-from kg.names import match_key
+from kg.names import fold, singular
 
 MAX_WORDS = 6
+_KEY_PART = re.compile(r"[a-z0-9]+")
 _NOUN = frozenset(["NN", "NNS", "NNP", "NNPS", "FW"])
 _INSIDE = _NOUN | frozenset(["JJ", "JJR", "VBG", "VBN", "CD", "HYPH", "NFP"])
 # Determiners and evaluative words end a run: "a novel X", "state-of-the-art X", "Our X".
@@ -50,14 +53,6 @@ GERUND_HEADS = words(
 )
 
 
-def _head_ok(unit: Unit, n_units: int, doc: Doc) -> bool:
-    """A unit that can end a term: a noun, a compound, or a term gerund after another word."""
-    start, end, tag = unit
-    if tag in _NOUN or end - start > 1:
-        return True
-    return tag == "VBG" and n_units >= 2 and doc[start].lower_ in GERUND_HEADS
-
-
 @dataclass(frozen=True, slots=True)
 class Phrase:
     """A candidate term: tokens [start, end) of the doc, its text, match key and head (last word)."""
@@ -76,40 +71,76 @@ class Phrase:
 Unit = tuple[int, int, str]
 
 
-def _units(doc: Doc) -> list[tuple[int, int, str]]:
+@dataclass(slots=True)
+class Tokens:
+    """A doc's token attributes as plain lists, read once (Token objects are costly to make in bulk)."""
+
+    text: list[str]
+    lower: list[str]
+    tag: list[str]
+    ws: list[bool]
+    idx: list[int]
+    parts: list[list[str]]  # the match-key pieces of each token (kg.names.match_key without the plural rule)
+
+
+def tokens(doc: Doc) -> Tokens:
+    """The token table of a doc, computed once."""
+    out: Tokens | None = doc._.kg_toks
+    if out is None:
+        text, lower, tag, ws, idx, parts = [], [], [], [], [], []
+        for t in doc:
+            text.append(t.text)
+            lower.append(t.lower_)
+            tag.append(t.tag_)
+            ws.append(bool(t.whitespace_))
+            idx.append(t.idx)
+            parts.append(_KEY_PART.findall(fold(t.text)))
+        out = doc._.kg_toks = Tokens(text, lower, tag, ws, idx, parts)
+    return out
+
+
+def _units(tk: Tokens) -> list[Unit]:
     """Tokens with hyphen/slash compounds joined ("in-context", "sim-to-real"): (start, end, tag of last)."""
-    out: list[tuple[int, int, str]] = []
-    i, n = 0, len(doc)
+    out: list[Unit] = []
+    i, n = 0, len(tk.text)
     while i < n:
         j = i
         while (
             j + 2 < n
-            and doc[j + 1].text in ("-", "–", "/")
-            and not doc[j].whitespace_
-            and not doc[j + 1].whitespace_
-            and (doc[j + 2].is_alpha or doc[j + 2].like_num or any(c.isalpha() for c in doc[j + 2].text))
+            and tk.text[j + 1] in ("-", "–", "/")
+            and not tk.ws[j]
+            and not tk.ws[j + 1]
+            and any(c.isalnum() for c in tk.text[j + 2])
         ):
             j += 2
-        out.append((i, j + 1, doc[j].tag_ if j > i else doc[i].tag_))
+        out.append((i, j + 1, tk.tag[j]))
         i = j + 1
     return out
 
 
-def _usable(doc: Doc, start: int, end: int, tag: str) -> bool:
+def _usable(tk: Tokens, start: int, end: int, tag: str) -> bool:
     if end - start > 1:  # a compound: any word with letters that is not an evaluative compound
-        text = doc[start:end].text
+        text = "".join(tk.text[start:end])
         return any(c.isalpha() for c in text) and text.lower() not in BREAK
-    tok = doc[start]
-    return tag in _INSIDE and tag != "HYPH" and tok.lower_ not in BREAK and len(tok.text) < 40
+    return tag in _INSIDE and tag != "HYPH" and tk.lower[start] not in BREAK and len(tk.text[start]) < 40
+
+
+def _head_ok(unit: Unit, n_units: int, tk: Tokens) -> bool:
+    """A unit that can end a term: a noun, a compound, or a term gerund after another word."""
+    start, end, tag = unit
+    if tag in _NOUN or end - start > 1:
+        return True
+    return tag == "VBG" and n_units >= 2 and tk.lower[start] in GERUND_HEADS
 
 
 def runs(doc: Doc) -> list[list[Unit]]:
     """Maximal runs of noun-phrase units (words or compounds) ending in a noun or a compound."""
+    tk = tokens(doc)
     out: list[list[Unit]] = []
-    current: list[tuple[int, int, str]] = []
+    current: list[Unit] = []
 
     def close() -> None:
-        while current and not _head_ok(current[-1], len(current), doc):
+        while current and not _head_ok(current[-1], len(current), tk):
             current.pop()
         while current and current[0][2] == "CD":
             current.pop(0)
@@ -117,8 +148,8 @@ def runs(doc: Doc) -> list[list[Unit]]:
             out.append(list(current))
         current.clear()
 
-    for start, end, tag in _units(doc):
-        if _usable(doc, start, end, tag) and "\n" not in doc[start:end].text:
+    for start, end, tag in _units(tk):
+        if _usable(tk, start, end, tag) and not any("\n" in t for t in tk.text[start:end]):
             current.append((start, end, tag))
             if len(current) > MAX_WORDS:
                 current.pop(0)
@@ -136,35 +167,49 @@ def doc_runs(doc: Doc) -> list[list[Unit]]:
     return out
 
 
+def span_key(tk: Tokens, start: int, end: int) -> str:
+    """`match_key` of the text of tokens [start, end), from the per-token pieces."""
+    pieces = [p for parts in tk.parts[start:end] for p in parts]
+    if pieces and pieces[-1].isalpha():
+        pieces[-1] = singular(pieces[-1])
+    return "".join(pieces)
+
+
 def phrase(doc: Doc, start: int, end: int) -> Phrase:
-    span = doc[start:end]
-    text = span.text
-    return Phrase(start, end, text, match_key(text), doc[end - 1].lower_)
+    tk = tokens(doc)
+    text = doc_text(doc)[tk.idx[start] : tk.idx[end - 1] + len(tk.text[end - 1])]
+    return Phrase(start, end, text, span_key(tk, start, end), tk.lower[end - 1])
 
 
-def sub_phrases(doc: Doc, run: list[Unit]) -> list[Phrase]:
-    """Every contiguous part of a run that ends in a noun: the term and the terms nested in it."""
-    out: list[Phrase] = []
+def sub_spans(doc: Doc, run: list[Unit]) -> list[tuple[int, int]]:
+    """Token ranges of every contiguous part of a run that ends in a noun (the term and those inside it)."""
+    tk = tokens(doc)
+    out: list[tuple[int, int]] = []
     for a in range(len(run)):
         if run[a][2] == "CD" and run[a][1] - run[a][0] == 1:
             continue
         for b in range(a, len(run)):
-            if not _head_ok(run[b], b - a + 1, doc):
-                continue
-            out.append(phrase(doc, run[a][0], run[b][1]))
+            if _head_ok(run[b], b - a + 1, tk):
+                out.append((run[a][0], run[b][1]))
     return out
+
+
+def sub_phrases(doc: Doc, run: list[Unit]) -> list[Phrase]:
+    """Every contiguous part of a run that ends in a noun: the term and the terms nested in it."""
+    return [phrase(doc, a, b) for a, b in sub_spans(doc, run)]
 
 
 def cue_before(doc: Doc, start: int) -> str:
     """The word that governs a phrase from the left ("using", "for", "study"), skipping determiners."""
+    tk = tokens(doc)
     i = start - 1
-    while i >= 0 and (doc[i].lower_ in _SKIPPED_BEFORE or doc[i].tag_ in ("DT", "PRP$")):
+    while i >= 0 and (tk.lower[i] in _SKIPPED_BEFORE or tk.tag[i] in ("DT", "PRP$")):
         i -= 1
     if i < 0:
         return "<s>"
-    low = doc[i].lower_
-    if low in ("on", "to", "of", "in") and i >= 1 and doc[i - 1].lower_ in ("based", "applied", "due"):
-        return doc[i - 1].lower_ + "_" + low
+    low = tk.lower[i]
+    if low in ("on", "to", "of", "in") and i >= 1 and tk.lower[i - 1] in ("based", "applied", "due"):
+        return tk.lower[i - 1] + "_" + low
     return low
 
 
@@ -172,12 +217,14 @@ _SKIPPED_BEFORE = STOP_MODS - words("using via resulting")
 
 
 def word_after(doc: Doc, end: int) -> str:
-    return doc[end].lower_ if end < len(doc) else "</s>"
+    tk = tokens(doc)
+    return tk.lower[end] if end < len(tk.lower) else "</s>"
 
 
 def list_tail(doc: Doc, end: int, limit: int = 14) -> str:
     """The word after a coordinated list that continues past `end` ("X, Y and Z datasets" → "datasets")."""
-    i, n = end, len(doc)
-    while i < n and i - end < limit and (doc[i].text in (",", "and", "or", "&") or doc[i].tag_ in _INSIDE):
+    tk = tokens(doc)
+    i, n = end, len(tk.text)
+    while i < n and i - end < limit and (tk.text[i] in (",", "and", "or", "&") or tk.tag[i] in _INSIDE):
         i += 1
-    return doc[i - 1].lower_ if i > end and doc[i - 1].tag_ in _NOUN else ""
+    return tk.lower[i - 1] if i > end and tk.tag[i - 1] in _NOUN else ""

@@ -179,6 +179,8 @@ class Canonicaliser:
             if any((s <= ls and le <= e) or s <= ss < e for s, e in spans):
                 continue
             typed = type_of_long_form(re.sub(r"[^\w\s-]", "", long)) or _type_after(text, se)
+            if typed is not None and typed[0] == "Method" and _STUDIED.search(text[max(0, ls - 40) : ls]):
+                typed = ("Task", None)  # "this paper studies the long-tailed semi-supervised learning (X)"
             if typed is not None:
                 out.append(
                     mention(
@@ -215,6 +217,12 @@ def _drop_named_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in entities if not (e["type"] == "Domain" and e["name"].lower().split()[0] in own)]
 
 
+# The typing policy (ontology/README.md): what the paper studies or addresses is a task.
+_STUDIED = re.compile(
+    r"\b(?:study|studies|studying|address|addresses|addressing|tackle|tackles|tackling|solve|solves|"
+    r"investigate|investigates|for|towards?)\s+(?:the\s+|a\s+|an\s+)?$",
+    re.I,
+)
 _EXAMPLE_CUES = ("such as", "e.g.", "including", "for example", "for instance", "like")
 
 

@@ -43,6 +43,7 @@ EXTENSIONS = (
     "kg_compare",
     "kg_notes",
     "kg_runs",
+    "kg_toks",
 )
 for _name in EXTENSIONS:
     if not Doc.has_extension(_name):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.candidates import BREAK, GENERIC, Unit, doc_runs
+from kg.extract.candidates import BREAK, GENERIC, Unit, doc_runs, tokens
 from kg.extract.common import CONF_PATTERN, mention, mentions
 from kg.extract.words import words
 
@@ -28,13 +28,14 @@ _NOT_MEASURES = words("evaluation evaluations data dataset datasets model models
 
 def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
     """Consecutive runs joined only by commas and conjunctions: the members of one list."""
+    tk = tokens(doc)
     out: list[list[tuple[int, int]]] = []
     for run in runs:
         span = (run[0][0], run[-1][1])
         if (
             out
-            and all(t.lower_ in _JOINERS for t in doc[out[-1][-1][1] : span[0]])
             and span[0] - out[-1][-1][1] <= 3
+            and all(w in _JOINERS for w in tk.lower[out[-1][-1][1] : span[0]])
         ):
             out[-1].append(span)
         else:
@@ -44,7 +45,7 @@ def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
 
 def _intro_type(doc: Doc, start: int) -> str | None:
     """What the words just before a list announce: "tasks such as", "metrics including", "in terms of"."""
-    before = doc[max(0, start - 6) : start].text.lower().strip()
+    before = " ".join(tokens(doc).lower[max(0, start - 6) : start]).strip()
     for intro in _INTRO:
         if before.endswith(intro):
             head = before[: -len(intro)].strip(" ,").split()

@@ -19,7 +19,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extract.candidates import GENERIC, Phrase, Unit, cue_before, doc_runs, list_tail, phrase, word_after
-from kg.extract.common import CONF_PATTERN, mention, mentions
+from kg.extract.common import mention, mentions, name_strength
+from kg.extract.terms import measured, salient
+from kg.extract.words import GENERIC_TERMS
 
 MODEL_FILE = Path(__file__).resolve().parent / "models" / "recogniser.npz"
 CLASSES = ("O", "Task", "Method", "Dataset", "Metric")
@@ -115,9 +117,12 @@ def load_recogniser(path: Path = MODEL_FILE) -> Recogniser | None:
 
 
 def run_candidates(doc: Doc) -> list[tuple[Phrase, list[Unit]]]:
-    """The maximal noun-phrase runs of a doc as phrases: what the recogniser classifies."""
+    """The maximal noun-phrase runs of a doc as phrases (a leading gerund is a verb: "performing X"): what
+    the recogniser classifies."""
     out = []
     for run in doc_runs(doc):
+        if len(run) > 1 and run[0][2] == "VBG" and run[0][1] - run[0][0] == 1:
+            run = run[1:]
         ph = phrase(doc, run[0][0], run[-1][1])
         if ph.key and not (ph.n_words == 1 and ph.text.lower() in GENERIC):
             out.append((ph, run))
@@ -141,14 +146,25 @@ class RecogniserComponent:
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out]
         title_end: int = doc._.kg_title_end or 0
-        for ph, _ in run_candidates(doc):
+        candidates = run_candidates(doc)
+        counts: dict[str, int] = {}
+        for ph, _ in candidates:
+            counts[ph.key] = counts.get(ph.key, 0) + 1
+        for ph, _ in candidates:
             start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
-            if any(s < end and start < e for s, e in taken):
+            if any(s < end and start < e for s, e in taken) or ph.key in GENERIC_TERMS:
                 continue
+            if ph.n_words == 1 and name_strength(ph.text) < 2:
+                continue  # a single ordinary word is never an entity out of context
             p = self.model.probs(hashed(features(doc, ph, start < title_end)))
             k = int(p.argmax())
             if k == 0 or p[k] < self.model.threshold:
                 continue
-            conf = round(min(CONF_PATTERN, 0.3 + 0.5 * float(p[k])), 3)
-            out.append(mention(start, end, CLASSES[k], ph.text, confidence=conf, rule="recogniser"))
+            type_ = CLASSES[k]
+            if type_ == "Metric" and not measured(doc, ph):
+                continue
+            if type_ != "Metric" and not salient(doc, ph, title_end, counts, support=0):
+                continue  # a name no vocabulary knows must be the paper's topic, not a passing mention
+            conf = round(0.25 + 0.45 * float(p[k]), 3)
+            out.append(mention(start, end, type_, ph.text, confidence=conf, rule="recogniser"))
         return doc

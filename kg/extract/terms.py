@@ -16,7 +16,16 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.candidates import Phrase, cue_before, doc_runs, sub_phrases, word_after
+from kg.extract.candidates import (
+    Phrase,
+    cue_before,
+    doc_runs,
+    phrase,
+    span_key,
+    sub_spans,
+    tokens,
+    word_after,
+)
 from kg.extract.common import CONF_PATTERN, Mention, mention, mentions
 from kg.extract.words import words
 from kg.names import match_key
@@ -180,20 +189,22 @@ class TermFinder:
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0
-        all_runs = doc_runs(doc)
+        tk = tokens(doc)
+        hits: list[list[tuple[int, int, str]]] = []  # per run: the sub-spans whose key is in the tier
         counts: dict[str, int] = {}
-        for run in all_runs:
-            for ph in sub_phrases(doc, run):
-                if ph.key in self.tier:
-                    counts[ph.key] = counts.get(ph.key, 0) + 1
-        for run in all_runs:
-            for ph in sorted(sub_phrases(doc, run), key=lambda p: (-(p.end - p.start), p.start)):
-                term = self.tier.get(ph.key)
-                if term is None:
-                    continue
-                start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
-                if any(s < end and start < e for s, e in taken):
-                    continue
+        for run in doc_runs(doc):
+            spans = [(a, b, key) for a, b in sub_spans(doc, run) if (key := span_key(tk, a, b)) in self.tier]
+            for *_, key in spans:
+                counts[key] = counts.get(key, 0) + 1
+            if spans:
+                hits.append(sorted(spans, key=lambda s: (s[0] - s[1], s[0])))  # longest first
+        for spans in hits:
+            for a, b, key in spans:
+                term = self.tier[key]
+                ph = phrase(doc, a, b)
+                start, end = tk.idx[a], tk.idx[a] + len(ph.text)
+                if any(s < end and start < e and not (start <= s and e <= end) for s, e in taken):
+                    continue  # overlaps a mention it does not contain (a longer term wins over one inside it)
                 after = word_after(doc, ph.end)
                 if after in _PART_AFTER and term.type != "Metric":
                     continue
@@ -214,8 +225,4 @@ class TermFinder:
         return doc
 
 
-def mined_keys(base_iri: str) -> frozenset[str]:
-    return frozenset(load_tier(base_iri))
-
-
-__all__ = ["TermFinder", "TierTerm", "load_tier", "context_type", "match_key"]
+__all__ = ["TermFinder", "TierTerm", "context_type", "load_tier"]

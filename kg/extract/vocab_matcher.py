@@ -39,6 +39,8 @@ _PART_NOUNS = words(
     "loss losses mechanism mechanisms module modules ability abilities capability capabilities layer layers "
     "head heads block blocks component components branch objective"
 )
+# "video generation models", "clustering algorithms": a tool for the task, not the task itself
+_TOOL_NOUNS = words("model models algorithm algorithms guidance")
 _UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 
@@ -139,7 +141,8 @@ class VocabMatcher:
                 and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj")
             ):
                 continue  # "boosting performance" is a verb, not the method
-            if e.ref.type == "Task" and span.end < len(doc) and doc[span.end].lower_ in _PART_NOUNS:
+            following = doc[span.end].lower_ if span.end < len(doc) else ""
+            if e.ref.type == "Task" and following in _PART_NOUNS | _TOOL_NOUNS:
                 continue  # "image classification loss", "feature selection mechanism": a part, not the task
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:

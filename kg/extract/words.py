@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kg.names import match_key
+
 
 def words(text: str) -> frozenset[str]:
     """The whitespace-separated words of `text` as a set."""
@@ -43,4 +45,58 @@ STOP_MODS = words(
 CUES = words(
     "for address addresses addressing tackle tackles tackling study studies studying on consider "
     "considers solve solves improve improves in of to toward towards"
+)
+
+
+# Field names too general to be a paper's task or method (the guidelines' "generic phrases").
+GENERIC_TERMS = frozenset(
+    match_key(t)
+    for t in (
+        "machine learning",
+        "deep learning",
+        "artificial intelligence",
+        "neural network",
+        "deep neural network",
+        "deep network",
+        "learning algorithm",
+        "learning method",
+        "learning model",
+        "learning approach",
+        "machine learning model",
+        "machine learning method",
+        "machine learning algorithm",
+        "deep learning model",
+        "deep learning method",
+        "neural model",
+        "deep model",
+        "statistical learning",
+        "learning system",
+        "learning framework",
+        "learning problem",
+        "learning task",
+        "learning process",
+        "learning technique",
+        "learning strategy",
+        "learning paradigm",
+        "learning setting",
+        "training process",
+        "training procedure",
+        "training method",
+        "training strategy",
+        "optimization problem",
+        "optimization method",
+        "optimization algorithm",
+        "inference method",
+        "inference algorithm",
+        "estimation method",
+        "prediction model",
+        "prediction task",
+        "classification task",
+        "classification model",
+        "representation learning model",
+        "AI system",
+        "AI model",
+        "ML model",
+        "computer science",
+    )
 )

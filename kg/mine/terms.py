@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kg.extract.candidates import BREAK, GENERIC
 from kg.extract.common import GENERIC_ACRONYMS, name_strength
-from kg.extract.words import words
+from kg.extract.words import GENERIC_TERMS, words
 from kg.mine.corpus import CorpusCounts, TermStats
 from kg.names import match_key
 
@@ -111,58 +111,6 @@ _BAD_FIRST = (
 _BAD_ANY = words(
     "paper papers work works we our they this these which what approach approaches results performance "
     "experiments state-of-the-art sota art et al i.e. e.g. etc. proposed novel"
-)
-# Field names too general to be a paper's task or method (the guidelines' "generic phrases").
-GENERIC_TERMS = frozenset(
-    match_key(t)
-    for t in (
-        "machine learning",
-        "deep learning",
-        "artificial intelligence",
-        "neural network",
-        "deep neural network",
-        "deep network",
-        "learning algorithm",
-        "learning method",
-        "learning model",
-        "learning approach",
-        "machine learning model",
-        "machine learning method",
-        "machine learning algorithm",
-        "deep learning model",
-        "deep learning method",
-        "neural model",
-        "deep model",
-        "statistical learning",
-        "learning system",
-        "learning framework",
-        "learning problem",
-        "learning task",
-        "learning process",
-        "learning technique",
-        "learning strategy",
-        "learning paradigm",
-        "learning setting",
-        "training process",
-        "training procedure",
-        "training method",
-        "training strategy",
-        "optimization problem",
-        "optimization method",
-        "optimization algorithm",
-        "inference method",
-        "inference algorithm",
-        "estimation method",
-        "prediction model",
-        "prediction task",
-        "classification task",
-        "classification model",
-        "representation learning model",
-        "AI system",
-        "AI model",
-        "ML model",
-        "computer science",
-    )
 )
 _ADJECTIVE = re.compile(r"(ic|it|al|ive|ous|ary|ed|ful|less|able|ible|ent|ant)$")
 _NUMBERISH = re.compile(r"^[\d.,%x×-]+$")
