@@ -147,12 +147,14 @@ class RecogniserComponent:
         taken = [(m["start"], m["end"]) for m in out]
         title_end: int = doc._.kg_title_end or 0
         candidates = run_candidates(doc)
+        defined = {str(a[0]) for a in doc._.kg_acronyms or []}  # the canonicaliser types defined acronyms
+        taken += [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
         counts: dict[str, int] = {}
         for ph, _ in candidates:
             counts[ph.key] = counts.get(ph.key, 0) + 1
         for ph, _ in candidates:
             start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
-            if any(s < end and start < e for s, e in taken) or ph.key in GENERIC_TERMS:
+            if any(s < end and start < e for s, e in taken) or ph.key in GENERIC_TERMS or ph.text in defined:
                 continue
             if ph.n_words == 1 and name_strength(ph.text) < 2:
                 continue  # a single ordinary word is never an entity out of context

@@ -50,10 +50,10 @@ METHOD_HEADS = words(
     "perceptrons mixture mixtures rnn rnns cnn cnns gan gans lstm lstms vae vaes gnn gnns"
 )
 METRIC_HEADS = words(
-    "accuracy error errors score scores cost costs time latency throughput runtime speed size probability "
+    "accuracy error errors score scores cost costs time latency throughput runtime speed probability "
     "distance rate rates ratio precision recall f1 auc auroc perplexity regret divergence completeness "
     "fidelity efficiency utility bleu rouge fid similarity correlation mae mse rmse iou psnr ssim lpips "
-    "coverage consumption usage overhead complexity"
+    "coverage consumption usage overhead"
 )
 # Metric heads that are metrics on their own ("latency"), unlike "size" or "cost".
 SINGLE_METRICS = words(
@@ -105,12 +105,18 @@ _BAD_FIRST = (
         "significant key main major minor critical crucial fundamental "
         "one two three four five six seven eight nine ten many few several extensive unknown training "
         "learning building designing developing improving enabling making solving handling leveraging "
-        "exploiting achieving providing generating capturing modeling modelling"
+        "exploiting achieving providing generating capturing modeling modelling pre-trained pretrained "
+    "future "
+    "existing underlying"
     )
 )
 _BAD_ANY = words(
     "paper papers work works we our they this these which what approach approaches results performance "
     "experiments state-of-the-art sota art et al i.e. e.g. etc. proposed novel"
+)
+_DESCRIPTIVE = re.compile(
+    r"-(based|driven|guided|aware|free|specific|level|wise|oriented|centric|like|agnostic|inspired|enhanced|"
+    r"powered|assisted|augmented|dependent|invariant|conditioned|efficient|friendly)$"
 )
 _ADJECTIVE = re.compile(r"(ic|it|al|ive|ous|ary|ed|ful|less|able|ible|ent|ant)$")
 _NUMBERISH = re.compile(r"^[\d.,%x×-]+$")
@@ -195,6 +201,8 @@ def is_term_shaped(name: str) -> bool:
         return False
     if head in ("modeling", "modelling") and len(ws) == 2 and _ADJECTIVE.search(ws[0]):
         return False  # "implicit modeling" is a way of working; "language modeling" is a task
+    if _DESCRIPTIVE.search(ws[0]):
+        return False  # "transformer-based encoder", "task-specific module": a description, not a term
     if head == "training" and len(ws) == 2 and "-" not in ws[0]:
         return False  # "unlabeled training", "model training": how, not a named technique
     return all(re.search(r"[a-z]", w) for w in ws)
