@@ -75,8 +75,8 @@ class Evidence:
 
     @property
     def tier(self) -> str:
-        """Where the link comes from, by falling prior confidence: "curated" vocabulary, "pattern" rule, "mined"
-        vocabulary tier, or the trained recogniser ("model")."""
+        """Where the link comes from, by falling prior confidence: "curated" vocabulary, "pattern" rule,
+        "mined" vocabulary tier, or the trained recogniser ("model")."""
         if self.rule.startswith("vocab"):
             return "curated"
         if self.rule.startswith("mined"):

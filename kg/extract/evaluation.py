@@ -19,6 +19,7 @@ from kg.extract.common import (
     name_strength,
     sentences,
 )
+from kg.extract.corpus_words import load_corpus_words
 from kg.extract.lexicon import Lexicon, load_lexicon
 
 _DS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|testbeds?|collections?)"
@@ -41,6 +42,8 @@ _LIST_AFTER = re.compile(
     re.I,
 )
 _APPOS = re.compile(r"\b" + _DS + r"\s+([A-Z][\w.+-]*)")
+# "on two benchmarks SParC and CoSQL", "two benchmark datasets, X and Y": a bare list of two or more names
+_LIST_BARE = re.compile(_DS + r",?\s+((?:[A-Z][\w.+-]*\s*(?:,\s*and|,\s*or|,|and|or)\s*)+[A-Z][\w.+-]*)")
 _EVAL = re.compile(
     r"\b(experiments?|evaluat\w*|results?|experimented|tested|trained|test|validat\w*)\s+"
     r"(?:\w+\s+){0,3}?(on|with|across|using)\s+((?:[\w.+-]+(?:\$\\times\$\d+)?\s*(?:,\s*and|,\s*or|,|and|or)"
@@ -106,6 +109,8 @@ def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str
         strength = name_strength(w)
         if strength == 1 and re.search(r"[A-Z][\w-]*\s+$", text[: m.start()]):
             continue
+        if strength == 1 and load_corpus_words().common_word(w):
+            continue  # "While benchmarks …", "Still": a capitalised common word is no name
         if w not in _GENERIC_WORDS and strength >= min_strength and _LIST_NEXT.match(text[m.end() :]):
             out.append((start + m.start(), start + m.end(), w))
     return out
@@ -154,7 +159,7 @@ class EvaluationRules:
                                 rule="dataset-list",
                             )
                         )
-            for rx in (_LIST_AFTER, _APPOS, _COORD):
+            for rx in (_LIST_AFTER, _APPOS, _COORD, _LIST_BARE):
                 for m in rx.finditer(text):
                     for s, e, w in _names(m.group(1), off + m.start(1), 1):
                         if not self._known(w):
