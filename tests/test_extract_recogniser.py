@@ -60,7 +60,7 @@ def test_an_unseen_task_phrase_is_typed_task_from_its_context(without_model: Ext
     model = load_recogniser()
     assert model is not None
     doc = without_model.nlp(join_fields(UNSEEN.title, UNSEEN.abstract))
-    phrases = {ph.text: ph for ph, _ in run_candidates(doc)}
+    phrases = {ph.text: ph for ph in run_candidates(doc)}
     ph = phrases["flimsy marginal estimation"]
     p = model.probs(hashed(features(doc, ph, in_title=False)))
     assert CLASSES[int(p.argmax())] == "Task" and p.max() >= model.threshold

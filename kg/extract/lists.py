@@ -23,6 +23,7 @@ _KIND_NOUNS = {
 }
 _TAIL_NOUNS = {"Task": words("task tasks problem problems"), "Metric": words("metric metrics scores")}
 _IN_TERMS_OF = ("in terms of",)
+_INTRO_WORDS = frozenset(["as", "including", "like", "e.g.", "namely", "example", "instance", ":", "of"])
 _NOT_MEASURES = words("evaluation evaluations data dataset datasets model models method methods")
 
 
@@ -45,7 +46,10 @@ def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
 
 def _intro_type(doc: Doc, start: int) -> str | None:
     """What the words just before a list announce: "tasks such as", "metrics including", "in terms of"."""
-    before = " ".join(tokens(doc).lower[max(0, start - 6) : start]).strip()
+    window = tokens(doc).lower[max(0, start - 6) : start]
+    if not _INTRO_WORDS.intersection(window):
+        return None
+    before = " ".join(window).strip()
     for intro in _INTRO:
         if before.endswith(intro):
             head = before[: -len(intro)].strip(" ,").split()

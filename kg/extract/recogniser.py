@@ -18,7 +18,17 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.extract.candidates import GENERIC, Phrase, Unit, cue_before, doc_runs, list_tail, phrase, word_after
+from kg.extract.candidates import (
+    GENERIC,
+    Phrase,
+    cue_before,
+    doc_runs,
+    list_tail,
+    phrase,
+    span_key,
+    tokens,
+    word_after,
+)
 from kg.extract.common import mention, mentions, name_strength
 from kg.extract.terms import measured, salient
 from kg.extract.words import GENERIC_TERMS
@@ -116,17 +126,24 @@ def load_recogniser(path: Path = MODEL_FILE) -> Recogniser | None:
         return Recogniser(z["weights"].astype(np.float32), z["bias"], float(z["threshold"]))
 
 
-def run_candidates(doc: Doc) -> list[tuple[Phrase, list[Unit]]]:
-    """The maximal noun-phrase runs of a doc as phrases (a leading gerund is a verb: "performing X"): what
-    the recogniser classifies."""
+def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
+    """Token ranges and match keys of the maximal noun-phrase runs (a leading gerund is a verb: "performing
+    X"), single generic words left out: what the recogniser classifies."""
+    tk = tokens(doc)
     out = []
     for run in doc_runs(doc):
         if len(run) > 1 and run[0][2] == "VBG" and run[0][1] - run[0][0] == 1:
             run = run[1:]
-        ph = phrase(doc, run[0][0], run[-1][1])
-        if ph.key and not (ph.n_words == 1 and ph.text.lower() in GENERIC):
-            out.append((ph, run))
+        a, b = run[0][0], run[-1][1]
+        key = span_key(tk, a, b)
+        if key and not (b - a == 1 and tk.lower[a] in GENERIC):
+            out.append((a, b, key))
     return out
+
+
+def run_candidates(doc: Doc) -> list[Phrase]:
+    """`candidate_spans` as phrases."""
+    return [phrase(doc, a, b) for a, b, _ in candidate_spans(doc)]
 
 
 @Language.factory("paperkg_recogniser")
@@ -146,18 +163,23 @@ class RecogniserComponent:
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out]
         title_end: int = doc._.kg_title_end or 0
-        candidates = run_candidates(doc)
+        tk = tokens(doc)
+        candidates = candidate_spans(doc)
         defined = {str(a[0]) for a in doc._.kg_acronyms or []}  # the canonicaliser types defined acronyms
         taken += [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
         counts: dict[str, int] = {}
-        for ph, _ in candidates:
-            counts[ph.key] = counts.get(ph.key, 0) + 1
-        for ph, _ in candidates:
-            start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
-            if any(s < end and start < e for s, e in taken) or ph.key in GENERIC_TERMS or ph.text in defined:
+        for *_, key in candidates:
+            counts[key] = counts.get(key, 0) + 1
+        for a, b, key in candidates:
+            start, end = tk.idx[a], tk.idx[b - 1] + len(tk.text[b - 1])
+            if any(s < end and start < e for s, e in taken) or key in GENERIC_TERMS:
                 continue
-            if ph.n_words == 1 and name_strength(ph.text) < 2:
+            if b - a == 1 and (name_strength(tk.text[a]) < 2 or tk.text[a] in defined):
                 continue  # a single ordinary word is never an entity out of context
+            ph = phrase(doc, a, b)
+            is_salient = salient(doc, ph, title_end, counts, support=0)
+            if not is_salient and not measured(doc, ph):
+                continue  # cheap tests first: most runs are neither the paper's topic nor measured
             p = self.model.probs(hashed(features(doc, ph, start < title_end)))
             k = int(p.argmax())
             if k == 0 or p[k] < self.model.threshold:
@@ -165,7 +187,7 @@ class RecogniserComponent:
             type_ = CLASSES[k]
             if type_ == "Metric" and not measured(doc, ph):
                 continue
-            if type_ != "Metric" and not salient(doc, ph, title_end, counts, support=0):
+            if type_ != "Metric" and not is_salient:
                 continue  # a name no vocabulary knows must be the paper's topic, not a passing mention
             conf = round(0.25 + 0.45 * float(p[k]), 3)
             out.append(mention(start, end, type_, ph.text, confidence=conf, rule="recogniser"))

@@ -164,10 +164,8 @@ def measured(doc: Doc, ph: Phrase) -> bool:
     "in terms of X", "higher X")."""
     if cue_before(doc, ph.start) in _MEASURE_WORDS:
         return True
-    sent = (
-        doc[ph.start].sent if doc.has_annotation("SENT_START") else doc[max(0, ph.start - 20) : ph.end + 20]
-    )
-    return any(t.like_num or t.text == "%" for t in sent)
+    tk = tokens(doc)
+    return tk.sent[ph.start] in tk.numeric_sents
 
 
 @Language.factory("paperkg_terms", default_config={"base_iri": "https://w3id.org/paperkg/"})

@@ -79,7 +79,7 @@ def _examples(chunk: list[dict[str, Any]]) -> list[Example]:
             for m in doc._.kg_mentions or []
             if m["confidence"] >= 0.5
         ]
-        for ph, _ in run_candidates(doc):
+        for ph in run_candidates(doc):
             start, end = doc[ph.start].idx, doc[ph.end - 1].idx + len(doc[ph.end - 1].text)
             touching = [s for s in spans if s[0] < end and start < s[1]]
             label = 0
