@@ -111,7 +111,10 @@ class Vocabulary:
         return [e for e in self.entries if e.ref.type == entity_type]
 
     def quads(self, base: str | None = None) -> list[ox.Quad]:
-        """The vocabularies in `{base}graph/vocab` and the ontology in `{base}graph/ontology`.
+        """The curated vocabularies in `{base}graph/vocab` and the ontology in `{base}graph/ontology`.
+
+        The mined tier (13k concepts, most never linked) is not copied into every store: the concepts papers
+        link to are described in the entities graph like any other entity.
 
         The vocabulary graph holds the files' triples plus one `kg:key` per distinct label key of every
         concept, so concepts satisfy the entity shape and can be found by key in SPARQL.
@@ -204,16 +207,23 @@ def _load(base: str, state: _FileState) -> Vocabulary:
     return Vocabulary(base=base, entries=tuple(entries), problems=tuple(problems))
 
 
+MINED_SCHEME = "vocab/mined"
+
+
 @lru_cache(maxsize=4)
 def _quads(base: str, state: _FileState) -> tuple[ox.Quad, ...]:
     iris = Iris(base)
     vocab_g, onto_g = ox.NamedNode(iris.vocab_graph), ox.NamedNode(iris.ontology_graph)
     out: dict[ox.Quad, None] = {}
     for path, _ in state:
+        if path.endswith(".gz"):
+            continue  # the mined tier stays in the package: its linked concepts reach the entities graph
         for q in _parse(Path(path), base):
             out.setdefault(ox.Quad(q.subject, q.predicate, q.object, vocab_g))
     key_pred = ox.NamedNode(iris.term("key"))
     for entry in _load(base, state).entries:
+        if entry.scheme.endswith(MINED_SCHEME):
+            continue
         node = ox.NamedNode(iris.entity(entry.ref))
         for key in entry.keys:
             out.setdefault(ox.Quad(node, key_pred, ox.Literal(key), vocab_g))

@@ -185,6 +185,7 @@ class TermFinder:
             return doc
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
+        long_forms = [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0
         tk = tokens(doc)
@@ -203,6 +204,8 @@ class TermFinder:
                 start, end = tk.idx[a], tk.idx[a] + len(ph.text)
                 if any(s < end and start < e and not (start <= s and e <= end) for s, e in taken):
                     continue  # overlaps a mention it does not contain (a longer term wins over one inside it)
+                if any(s <= start and end <= e and (start, end) != (s, e) for s, e in long_forms):
+                    continue  # a piece of a defined name ("denoising network" in "X Denoising Network (XDN)")
                 after = word_after(doc, ph.end)
                 if after in _PART_AFTER and term.type != "Metric":
                     continue

@@ -106,7 +106,7 @@ _BAD_FIRST = (
         "one two three four five six seven eight nine ten many few several extensive unknown training "
         "learning building designing developing improving enabling making solving handling leveraging "
         "exploiting achieving providing generating capturing modeling modelling pre-trained pretrained "
-    "future "
+    "future competing"
     "existing underlying"
     )
 )
@@ -114,6 +114,7 @@ _BAD_ANY = words(
     "paper papers work works we our they this these which what approach approaches results performance "
     "experiments state-of-the-art sota art et al i.e. e.g. etc. proposed novel"
 )
+_INSTANCE_HEADS = words("network networks architecture architectures detector detectors model models module")
 _DESCRIPTIVE = re.compile(
     r"-(based|driven|guided|aware|free|specific|level|wise|oriented|centric|like|agnostic|inspired|enhanced|"
     r"powered|assisted|augmented|dependent|invariant|conditioned|efficient|friendly)$"
@@ -201,6 +202,8 @@ def is_term_shaped(name: str) -> bool:
         return False
     if head in ("modeling", "modelling") and len(ws) == 2 and _ADJECTIVE.search(ws[0]):
         return False  # "implicit modeling" is a way of working; "language modeling" is a task
+    if len(ws) == 2 and head in _INSTANCE_HEADS and ws[0] in TASK_HEADS | METHOD_HEADS:
+        return False  # "segmentation network", "decoder network": some network for a purpose, not a term
     if _DESCRIPTIVE.search(ws[0]):
         return False  # "transformer-based encoder", "task-specific module": a description, not a term
     if head == "training" and len(ws) == 2 and "-" not in ws[0]:
