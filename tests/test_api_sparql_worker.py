@@ -46,10 +46,33 @@ def ask(server: Server, query: str = ANY) -> httpx.Response:
     return httpx.get(server.url + "/sparql", params={"query": query}, timeout=60)
 
 
+def answer(server: Server, query: str) -> object:
+    r = ask(server, query)
+    assert r.status_code == 200, (r.status_code, r.text)
+    return r.json()["boolean"]
+
+
 @pytest.fixture()
 def server(tmp_path: Path) -> Iterator[Server]:
+    """Two workers and a budget (60 s) no ordinary query reaches, however busy the machine."""
+    store = sample_store(str(tmp_path / "store"))
+    yield from serve(store, query_timeout_s=60.0, sparql_workers=2)
+    store.close()
+
+
+@pytest.fixture()
+def short_server(tmp_path: Path) -> Iterator[Server]:
+    """Two workers and a 1 s budget, for the tests about queries cut off at it."""
     store = sample_store(str(tmp_path / "store"))
     yield from serve(store, query_timeout_s=1.0, sparql_workers=2)
+    store.close()
+
+
+@pytest.fixture()
+def busy_server(tmp_path: Path) -> Iterator[Server]:
+    """Two workers and a 10 s budget: runaway queries hold both workers long enough to be seen busy."""
+    store = sample_store(str(tmp_path / "store"))
+    yield from serve(store, query_timeout_s=10.0, sparql_workers=2)
     store.close()
 
 
@@ -60,7 +83,8 @@ def test_workers_start_lazily_and_answer(server: Server) -> None:
     assert len(wait_for_workers(2)) == 2
 
 
-def test_timed_out_query_kills_its_worker_and_the_next_query_answers(server: Server) -> None:
+def test_timed_out_query_kills_its_worker_and_the_next_query_answers(short_server: Server) -> None:
+    server = short_server
     assert ask(server).status_code == 200
     before = {p.pid for p in wait_for_workers(2)}
     r = ask(server, RUNAWAY)
@@ -88,14 +112,14 @@ def test_worker_killed_from_outside_is_replaced(server: Server) -> None:
 
 def test_writes_become_visible(server: Server) -> None:
     q = "ASK { <http://example.org/s> <http://example.org/p> ?o }"
-    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [False] * 4
+    assert [answer(server, q) for _ in range(4)] == [False] * 4
     g = "http://example.org/g"
     triple = ox.Quad(ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p"),
                      ox.Literal("new"), ox.NamedNode(g))
     server.store.replace_graphs({g: [triple]})
-    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [True] * 4  # every worker re-opened
+    assert [answer(server, q) for _ in range(4)] == [True] * 4  # every worker re-opened
     server.store.drop_graphs([g])
-    assert [ask(server, q).json()["boolean"] for _ in range(4)] == [False] * 4
+    assert [answer(server, q) for _ in range(4)] == [False] * 4
 
 
 def client_at(address: str) -> httpx.Client:
@@ -115,7 +139,8 @@ def busy_workers(n: int, deadline_s: float = 30) -> None:
         assert time.monotonic() < deadline, "the runaway queries did not start"
 
 
-def test_all_workers_busy_is_503_retry_later(server: Server) -> None:
+def test_all_workers_busy_is_503_retry_later(busy_server: Server) -> None:
+    server = busy_server
     assert ask(server).status_code == 200
     wait_for_workers(2)
     results: list[int] = []
@@ -173,7 +198,8 @@ def test_a_query_past_the_memory_cap_is_killed_and_reported(tmp_path: Path,
     running = serve(store, query_timeout_s=120.0, sparql_workers=1)
     server = next(running)
     try:
-        assert ask(server).status_code == 200
+        first = ask(server)
+        assert first.status_code == 200, first.text
         before = {p.pid for p in wait_for_workers(1)}
         hog = "SELECT ?a ?d ?g WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 10"
         r = ask(server, hog)
