@@ -32,4 +32,4 @@ def test_killed_add_papers_mutation_is_all_or_nothing(tmp_path: Path) -> None:
     result = kill_campaign.campaign(build_trials=0, mutation_trials=3, seed=5, copies_n=1, work=tmp_path)
     assert [t["kind"] for t in result["trials"]] == ["mutation"] * 3
     assert failed(result) == []
-    assert {t["papers_present"] for t in result["trials"]} <= {0, 40}
+    assert {t["papers_present"] for t in result["trials"]} <= {0, 20}  # addPapers takes 20 at most
