@@ -97,3 +97,11 @@ def test_training_reads_corpus_text_only_and_writes_loadable_weights(tmp_path: P
     report = json.loads(done.stdout)
     assert report["documents"] == 7  # eight fixture abstracts, the held-out one never read
     assert load_recogniser(out) is not None
+
+
+def test_the_cli_defaults_name_the_shipped_files() -> None:
+    from kg.cli import mining
+    from kg.extract.corpus_words import WORDS_FILE
+    from kg.extract.terms import TIER_FILE
+
+    assert (mining.TIER_FILE, mining.WORDS_FILE, mining.MODEL_FILE) == (TIER_FILE, WORDS_FILE, MODEL_FILE)

@@ -10,6 +10,14 @@ from typing import Annotated
 import typer
 
 from kg.cli.common import app, err, fail
+from ontology import VOCAB_DIR
+
+# The shipped files (kg.extract.terms.TIER_FILE, corpus_words.WORDS_FILE, recogniser.MODEL_FILE), named here
+# without importing spaCy, so every other command starts fast.
+_EXTRACT = Path(__file__).resolve().parents[1] / "extract"
+TIER_FILE = VOCAB_DIR / "mined.ttl.gz"
+WORDS_FILE = _EXTRACT / "data" / "corpus_words.json.gz"
+MODEL_FILE = _EXTRACT / "models" / "recogniser.npz"
 
 CorpusArg = Annotated[
     list[Path] | None,
@@ -39,16 +47,12 @@ def _corpus(paths: list[Path] | None) -> list[Path]:
 @app.command()
 def mine(
     corpus: CorpusArg = None,
-    out: Annotated[Path, typer.Option("-o", "--out", help="The mined tier (gzipped Turtle).")] = Path(
-        "ontology/vocab/mined.ttl.gz"
-    ),
+    out: Annotated[Path, typer.Option("-o", "--out", help="The mined tier (gzipped Turtle).")] = TIER_FILE,
     exclude: ExcludeOpt = None,
     min_support: Annotated[int, typer.Option(help="Fewest abstracts a term must occur in.")] = 3,
     workers: Annotated[int, typer.Option(help="Tagging processes.")] = 2,
     cache: Annotated[Path | None, typer.Option(help="Keep/reuse the corpus scan here (pickle).")] = None,
-    words: Annotated[Path, typer.Option(help="Known names and common words found in the corpus.")] = Path(
-        "kg/extract/data/corpus_words.json.gz"
-    ),
+    words: Annotated[Path, typer.Option(help="Known names and common words of the corpus.")] = WORDS_FILE,
 ) -> None:
     """Mine typed ML terms and acronyms from a corpus into the second vocabulary tier."""
     from kg.mine.run import HELD_OUT_FILES
@@ -73,9 +77,7 @@ def mine(
 @app.command("train-recogniser")
 def train_recogniser(
     corpus: CorpusArg = None,
-    out: Annotated[Path, typer.Option("-o", "--out", help="Weights file (.npz).")] = Path(
-        "kg/extract/models/recogniser.npz"
-    ),
+    out: Annotated[Path, typer.Option("-o", "--out", help="Weights file (.npz).")] = MODEL_FILE,
     exclude: ExcludeOpt = None,
     documents: Annotated[int, typer.Option(help="Corpus abstracts to learn from.")] = 12_000,
     workers: Annotated[int, typer.Option(help="Extraction processes for the silver labels.")] = 2,
