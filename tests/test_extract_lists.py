@@ -22,11 +22,17 @@ def listed(nlp: Language, abstract: str) -> set[tuple[str, str]]:
 
 def test_members_after_tasks_such_as_are_tasks(nlp: Language) -> None:
     text = "The model is evaluated on tasks such as code completion, lemma retrieval and proof repair."
-    assert listed(nlp, text) == {("Task", "code completion"), ("Task", "lemma retrieval"), ("Task", "proof repair")}
+    assert listed(nlp, text) == {
+        ("Task", "code completion"),
+        ("Task", "lemma retrieval"),
+        ("Task", "proof repair"),
+    }
 
 
 def test_members_before_a_tasks_tail_are_tasks(nlp: Language) -> None:
-    text = "Our encoder improves both image retrieval and molecule property prediction tasks by a wide margin."
+    text = (
+        "Our encoder improves both image retrieval and molecule property prediction tasks by a wide margin."
+    )
     assert listed(nlp, text) == {("Task", "image retrieval"), ("Task", "molecule property prediction")}
 
 

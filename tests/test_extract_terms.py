@@ -1,5 +1,5 @@
-"""`paperkg_terms`: mined-tier terms found in noun-phrase runs, typed by how the abstract uses them (the typing
-policy of ontology/README.md), and left out when the abstract only mentions them in passing."""
+"""`paperkg_terms`: mined-tier terms found in noun-phrase runs, typed by how the abstract uses them (the
+typing policy of ontology/README.md), and left out when the abstract only mentions them in passing."""
 
 from __future__ import annotations
 
@@ -64,7 +64,9 @@ def test_a_passing_mention_in_background_is_left_out(nlp: Language) -> None:
 
 def test_a_metric_needs_a_measuring_sentence(nlp: Language) -> None:
     assert found(nlp, "Tail latency matters for web services.") == set()
-    assert found(nlp, "Our scheduler reduces tail latency by 40% on a real cluster.") == {("Metric", "tail latency")}
+    assert found(nlp, "Our scheduler reduces tail latency by 40% on a real cluster.") == {
+        ("Metric", "tail latency")
+    }
 
 
 def test_a_rare_term_counts_when_used_twice_but_not_in_a_we_sentence_alone(nlp: Language) -> None:
