@@ -89,3 +89,19 @@ def test_utility_traded_against_privacy_is_a_metric(extractor: Extractor) -> Non
 def test_utility_as_usefulness_is_no_metric(extractor: Extractor) -> None:
     text = "We discuss the utility of sparse priors for planning."
     assert found(extractor, text, type_="Metric") == set()
+
+
+def test_introducing_an_established_term_with_its_acronym_is_no_proposal() -> None:
+    from kg.extract import Extractor
+    from kg.types import Paper
+
+    text = "Additionally, we introduce Test-Time Training (TTT) in the clinical domain for the first time."
+    links = Extractor().extract_one(Paper(id="t", abstract=text)).links
+    assert [(lk.relation, lk.entity.name) for lk in links if lk.relation == "proposes"] == []
+
+
+def test_an_acronym_long_form_never_reaches_into_the_title() -> None:
+    from kg.extract.acronyms import find_definitions
+
+    (row,) = find_definitions("Foundation Models\n\nTest-Time Training (TTT) adapts a network.")
+    assert row[:2] == ["TTT", "Test-Time Training"]

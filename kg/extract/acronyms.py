@@ -71,6 +71,7 @@ def find_definitions(text: str) -> list[list[object]]:
             w_start = window[0].start()
             cut = max(text.rfind(". ", w_start, m.start()), text.rfind("; ", w_start, m.start()))
             w_start = cut + 2 if cut >= 0 else w_start
+            w_start = max(w_start, text.rfind("\n", w_start, m.start()) + 1)  # never across title/abstract
             chunk = text[w_start : m.start()].rstrip()
             long = _match(inner_s, chunk)
             if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):

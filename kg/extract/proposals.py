@@ -22,6 +22,8 @@ from kg.extract.common import (
 )
 from kg.extract.corpus_words import load_corpus_words
 from kg.extract.lexicon import Lexicon, load_lexicon
+from kg.extract.terms import TierTerm, load_tier
+from kg.names import match_key
 from kg.types import EntityRef
 
 _WE = re.compile(r"\b(we|our|this (paper|work|study|article)|here)\b", re.I)
@@ -52,6 +54,7 @@ _CLAIM = re.compile(
 )
 _ON_BEFORE = re.compile(r"(?i)\b(on|in)\s+$")
 _DATA_AFTER = re.compile(r"\s+(dataset|datasets|benchmark|benchmarks|corpus)\b")
+ESTABLISHED_TERM = 5  # abstracts of the corpus using a mined term: then defining it is not inventing it
 _NOVEL_BEFORE = re.compile(r"\b(?:a|an|the|our)\s+(?:first\s+|simple\s+|yet\s+)*(?:novel|new)\s+$", re.I)
 _TITLE_STOP = {
     "position",
@@ -94,14 +97,15 @@ def kind_near(text: str) -> tuple[str, str] | None:
 
 @Language.factory("paperkg_proposals", default_config={"base_iri": "https://w3id.org/paperkg/"})
 def make_proposals(nlp: Language, name: str, base_iri: str) -> ProposalFinder:
-    return ProposalFinder(load_lexicon(base_iri))
+    return ProposalFinder(load_lexicon(base_iri), load_tier(base_iri))
 
 
 class ProposalFinder:
     """Pipeline component: appends `proposes` / `introducesDataset` mentions."""
 
-    def __init__(self, lexicon: Lexicon) -> None:
+    def __init__(self, lexicon: Lexicon, tier: dict[str, TierTerm]) -> None:
         self.lexicon = lexicon
+        self.tier = tier
 
     def __call__(self, doc: Doc) -> Doc:
         title_end: int = doc._.kg_title_end or 0
@@ -201,7 +205,11 @@ class ProposalFinder:
                 add(ms[0].start(), ms[0].end(), name, kind, CONF_PATTERN - 0.1, "recurring-name")  # type: ignore[operator]
 
     def _known_phrase(self, long: str) -> bool:
-        """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning")."""
+        """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning"), or is a term
+        many papers use (the mined tier: "we introduce Test-Time Training (TTT) to …" is not a new method)."""
+        mined = self.tier.get(match_key(long))
+        if mined is not None and mined.support >= ESTABLISHED_TERM:
+            return True
         words = long.split()
         for i in range(len(words) - 1 if len(words) > 1 else 1):
             e = self.lexicon.lookup(" ".join(words[i:]))
@@ -212,6 +220,8 @@ class ProposalFinder:
     def _ok(self, word: str, strength_needed: int, sent_start: bool) -> bool:
         if name_strength(word, sent_start) < strength_needed:
             return False
+        if word.isupper() and load_corpus_words().common_word(word):
+            return False  # "MODEL SELECTOR": a common word in capitals is not a name by itself
         return self.lexicon.lookup(word) is None
 
     def _sentence(self, text: str, off: int, acr: list[list[object]], add: object) -> None:
@@ -229,18 +239,25 @@ class ProposalFinder:
             w_end = stop.start() if stop else len(text)
             window = (off + verb.end(), off + min(w_end, verb.end() + 120))
             cands: list[tuple[int, int, str]] = []
-            known_short = {str(a[0]) for a in acr if self._known_phrase(str(a[1]))}
+            known_short = {
+                str(a[0]) for a in acr if self._known_phrase(str(a[1])) or self.lexicon.lookup(str(a[0]))
+            }
             for a in acr:
                 s, e = int(a[2]), int(a[3])  # type: ignore[call-overload]
                 ls = int(a[4])  # type: ignore[call-overload]
-                if window[0] <= min(s, ls) < window[1] and not self._known_phrase(str(a[1])):
+                if window[0] <= min(s, ls) < window[1] and str(a[0]) not in known_short:
                     cands.append((min(s, ls), e, str(a[0])))
             for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
-                if m.group() in known_short or any(
+                known_long = any(
+                    int(a[4]) <= off + m.start() < int(a[5])  # type: ignore[call-overload]
+                    for a in acr
+                    if str(a[0]) in known_short
+                )
+                if m.group() in known_short or known_long or any(
                     c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
                     for c in cands
                 ):
-                    continue
+                    continue  # a word of a known term's long form ("Test-Time" in "Test-Time Training (TTT)")
                 named = bool(_NAMING.search(text[max(0, m.start() - 20) : m.start()]))
                 appos = bool(re.match(r"\s*[,(:]", text[m.end() :]))
                 nxt = re.match(r"\s*([A-Za-z-]+)", text[m.end() :])
