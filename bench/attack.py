@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -28,7 +26,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from soak import ROOT, free_port  # noqa: E402
+from soak import ROOT, start_server  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 TOKEN = "attack-bench-token"
@@ -64,28 +62,6 @@ class Outcome:
     answer: str = ""
     probe_ms: list[float] = field(default_factory=list)
     probe_errors: int = 0
-
-
-def start_server(store: Path, env_extra: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, **env_extra}
-    cmd = [sys.executable, "-m", "kg", "serve", "--store", str(store), "--host", "127.0.0.1",
-           "--port", str(port)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError("kg serve exited before it answered")
-        try:
-            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError("kg serve did not answer within 180 s")
-        time.sleep(0.2)
 
 
 class Probe(threading.Thread):

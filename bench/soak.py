@@ -66,10 +66,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(store: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`kg serve` on a free loopback port (building the sample when `store` does not exist yet)."""
+def start_server(store: Path, env_extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """`kg serve` on a free loopback port (building the sample when `store` does not exist yet), with
+    mutations off unless `env_extra` sets KG_API_TOKEN."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "KG_API_TOKEN"}
+    env = {**{k: v for k, v in os.environ.items() if k != "KG_API_TOKEN"}, **(env_extra or {})}
     proc = subprocess.Popen(
         [
             sys.executable,
