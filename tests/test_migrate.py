@@ -83,8 +83,10 @@ def test_opening_the_old_layout_names_migrate(built: tuple[Path, Path], tmp_path
                               f" {FORMAT_VERSION}: run `kg migrate --store {probe}` to upgrade it in place")
 
 
-def test_migrate_makes_the_store_equal_to_a_fresh_build(built: tuple[Path, Path]) -> None:
-    fresh, old = built
+def test_migrate_makes_the_store_equal_to_a_fresh_build(built: tuple[Path, Path], tmp_path: Path) -> None:
+    fresh, shared_old = built
+    old = tmp_path / "old"
+    shutil.copytree(shared_old, old)  # migrate a copy: the module's old store stays old for other tests
     assert dataset(old) != dataset(fresh)
     proc = kg("migrate", "--store", old)
     assert "from format version 1 to 2: 19 papers for version 2" in proc.stdout
