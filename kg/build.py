@@ -92,7 +92,7 @@ def schema_fingerprint(base_iri: str) -> str:
     from ontology import ONTOLOGY_FILE
 
     digest = hashlib.sha1(base_iri.encode())
-    for path in [ONTOLOGY_FILE, *vocab_files()]:
+    for path in [ONTOLOGY_FILE, *vocab_files(mined=False)]:  # what the store's schema graphs hold
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -103,7 +103,7 @@ def schema_graphs(base_iri: str) -> dict[str, list[Quad]]:
 
     iris = Iris(base_iri)
     graphs: dict[str, list[Quad]] = {}
-    for q in load_vocabulary(base_iri).quads(base_iri):
+    for q in load_vocabulary(base_iri, mined=False).quads(base_iri):
         graphs.setdefault(str(q.graph_name.value), []).append(q)  # type: ignore[union-attr]
     stamp = NamedNode(iris.ontology_graph)
     graphs.setdefault(iris.ontology_graph, []).append(

@@ -120,17 +120,20 @@ class Vocabulary:
         concept, so concepts satisfy the entity shape and can be found by key in SPARQL.
         `base` defaults to the base the vocabulary was loaded for.
         """
-        return list(_quads(Iris(base or self.base).base, _files_state()))
+        return list(_quads(Iris(base or self.base).base, _files_state(mined=False)))
 
 
-def vocab_files(directory: Path = VOCAB_DIR) -> list[Path]:
-    """The vocabulary files that are loaded, sorted by name (extra.ttl and the gzipped mined tier too)."""
-    return sorted(p for pattern in ("*.ttl", "*.ttl.gz") for p in directory.glob(pattern) if p.is_file())
+def vocab_files(directory: Path = VOCAB_DIR, *, mined: bool = True) -> list[Path]:
+    """The vocabulary files, sorted by name: the curated `*.ttl` (extra.ttl included) and, unless
+    `mined=False`, the gzipped mined tier."""
+    patterns = ("*.ttl", "*.ttl.gz") if mined else ("*.ttl",)
+    return sorted(p for pattern in patterns for p in directory.glob(pattern) if p.is_file())
 
 
-def load_vocabulary(base_iri: str = DEFAULT_BASE_IRI) -> Vocabulary:
-    """Parse every vocabulary file against `base_iri`; cached until a file changes."""
-    return _load(Iris(base_iri).base, _files_state())
+def load_vocabulary(base_iri: str = DEFAULT_BASE_IRI, *, mined: bool = True) -> Vocabulary:
+    """Parse the vocabulary files against `base_iri`; cached until a file changes. `mined=False` reads the
+    curated tier alone (what stores carry and the phrase matcher matches; the mined tier is 13k concepts)."""
+    return _load(Iris(base_iri).base, _files_state(mined=mined))
 
 
 # --- internals ------------------------------------------------------------------------------------------
@@ -138,8 +141,8 @@ def load_vocabulary(base_iri: str = DEFAULT_BASE_IRI) -> Vocabulary:
 _FileState = tuple[tuple[str, int], ...]
 
 
-def _files_state() -> _FileState:
-    return tuple((str(p), p.stat().st_mtime_ns) for p in vocab_files())
+def _files_state(*, mined: bool = True) -> _FileState:
+    return tuple((str(p), p.stat().st_mtime_ns) for p in vocab_files(mined=mined))
 
 
 def _parse(path: Path, base: str) -> Iterable[ox.Quad]:
@@ -207,23 +210,16 @@ def _load(base: str, state: _FileState) -> Vocabulary:
     return Vocabulary(base=base, entries=tuple(entries), problems=tuple(problems))
 
 
-MINED_SCHEME = "vocab/mined"
-
-
 @lru_cache(maxsize=4)
 def _quads(base: str, state: _FileState) -> tuple[ox.Quad, ...]:
     iris = Iris(base)
     vocab_g, onto_g = ox.NamedNode(iris.vocab_graph), ox.NamedNode(iris.ontology_graph)
     out: dict[ox.Quad, None] = {}
     for path, _ in state:
-        if path.endswith(".gz"):
-            continue  # the mined tier stays in the package: its linked concepts reach the entities graph
         for q in _parse(Path(path), base):
             out.setdefault(ox.Quad(q.subject, q.predicate, q.object, vocab_g))
     key_pred = ox.NamedNode(iris.term("key"))
     for entry in _load(base, state).entries:
-        if entry.scheme.endswith(MINED_SCHEME):
-            continue
         node = ox.NamedNode(iris.entity(entry.ref))
         for key in entry.keys:
             out.setdefault(ox.Quad(node, key_pred, ox.Literal(key), vocab_g))

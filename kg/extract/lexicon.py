@@ -44,15 +44,11 @@ class Lexicon:
         return None if e is None or e.case_sensitive else e
 
 
-MINED_SCHEME = "vocab/mined"
-
-
 def _from_vocab(vocab: Any) -> list[LexEntry]:
-    """The curated tier (the mined tier is looked up by `paperkg_terms`, not matched as phrases)."""
+    """Lexicon entries of the curated tier (the mined tier is looked up by `paperkg_terms`, not matched as
+    phrases)."""
     out = []
     for e in vocab.entries:
-        if str(getattr(e, "scheme", "")).endswith(MINED_SCHEME):
-            continue
         labels = tuple(getattr(e, "labels", ()) or ())
         if e.ref.name not in labels:
             labels = (e.ref.name, *labels)
@@ -122,7 +118,7 @@ def load_lexicon(base_iri: str) -> Lexicon:
     except ImportError:
         entries = _parse_ttl(base_iri, VOCAB_DIR)
     else:
-        entries = _from_vocab(load_vocabulary(base_iri))
+        entries = _from_vocab(load_vocabulary(base_iri, mined=False))
         known = {(e.ref.type, e.ref.name) for e in entries}  # in case the loader skips extra.ttl
         entries += [e for e in _parse_ttl(base_iri, VOCAB_DIR) if (e.ref.type, e.ref.name) not in known]
     by_key: dict[str, LexEntry] = {}

@@ -60,10 +60,7 @@ def corpus_files(paths: Sequence[Path]) -> list[Path]:
 def curated_keys() -> set[str]:
     from kg.vocab import load_vocabulary
 
-    return {k for e in load_vocabulary().entries if not e.scheme.endswith(SCHEME_SUFFIX) for k in e.keys}
-
-
-SCHEME_SUFFIX = "vocab/mined"
+    return {k for e in load_vocabulary(mined=False).entries for k in e.keys}
 
 
 def mine(
