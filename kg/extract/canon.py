@@ -19,7 +19,7 @@ from kg.extract.common import (
     mention,
 )
 from kg.extract.threats import THREAT_HEADS
-from kg.extract.words import TASK_HEADS
+from kg.extract.words import EXAMPLE_CUES, TASK_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
@@ -223,7 +223,7 @@ _STUDIED = re.compile(
     r"investigate|investigates|for|towards?)\s+(?:the\s+|a\s+|an\s+)?$",
     re.I,
 )
-_EXAMPLE_CUES = ("such as", "e.g.", "including", "for example", "for instance", "like")
+_EXAMPLE_CUES = EXAMPLE_CUES
 
 
 def _drop_background_domains(doc: Doc, ms: list[Mention]) -> list[Mention]:

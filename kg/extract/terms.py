@@ -27,23 +27,14 @@ from kg.extract.candidates import (
     word_after,
 )
 from kg.extract.common import CONF_PATTERN, Mention, mention, mentions
-from kg.extract.words import words
+from kg.extract.words import EXAMPLE_CUES, METHOD_CUES_BEFORE, TASK_CUES_AFTER, TASK_CUES_BEFORE, words
 from kg.names import match_key
 
 TIER_FILE = Path(__file__).resolve().parents[2] / "ontology" / "vocab" / "mined.ttl.gz"
 CONF_MINED = 0.6
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 
-_TASK_BEFORE = words(
-    "for address addresses addressing tackle tackles study studies studying solve solves "
-    "toward towards investigate investigates"
-)
-_METHOD_BEFORE = words(
-    "using use uses via with apply applies applying leverage leverages leveraging employ "
-    "employs employing adopt adopts adopting based_on through incorporate incorporates "
-    "combine combines by than"
-)
-_TASK_AFTER = words("task tasks problem problems setting settings benchmark benchmarks")
+_TASK_BEFORE, _METHOD_BEFORE, _TASK_AFTER = TASK_CUES_BEFORE, METHOD_CUES_BEFORE, TASK_CUES_AFTER
 _METHOD_AFTER = words(
     "method methods algorithm algorithms approach approaches technique techniques "
     "framework module loss objective -based based"
@@ -129,7 +120,7 @@ _MEASURE_WORDS = words(
 
 
 _OWN = words("we our us")
-_LIST_CUES = ("such as", "e.g.", "including", "like", "for example", "for instance")
+_LIST_CUES = EXAMPLE_CUES
 
 
 RARE = 8

@@ -30,6 +30,21 @@ TITLE_TASK_HEADS = words(
     "routing typing linking"
 )
 
+# The typing policy's cues (ontology/README.md), shared by the term finder and the miner: words before a
+# phrase that make it the problem addressed ("we study X", "for X") or the means used ("using X", "via X"),
+# and words after it ("the X task", "an X method").
+TASK_CUES_BEFORE = words(
+    "for address addresses addressing tackle tackles study studies studying solve solves toward towards "
+    "investigate investigates"
+)
+METHOD_CUES_BEFORE = words(
+    "using use uses via with apply applies applying leverage leverages leveraging employ employs employing "
+    "adopt adopts adopting based_on through incorporate incorporates combine combines by than"
+)
+TASK_CUES_AFTER = words("task tasks problem problems setting settings benchmark benchmarks")
+# Words before a phrase that make it an example of the field's reach, not the paper's own topic.
+EXAMPLE_CUES = ("such as", "e.g.", "including", "like", "for example", "for instance")
+
 # Determiners and evaluative words: the phrase starts after them ("a robust X detection").
 STOP_MODS = words(
     "a an the this that these those our their its his her such other various several many multiple "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kg.extract.candidates import BREAK, GENERIC
 from kg.extract.common import GENERIC_ACRONYMS, name_strength
-from kg.extract.words import GENERIC_TERMS, words
+from kg.extract.words import GENERIC_TERMS, METHOD_CUES_BEFORE, TASK_CUES_AFTER, TASK_CUES_BEFORE, words
 from kg.mine.corpus import CorpusCounts, TermStats
 from kg.names import match_key
 
@@ -70,20 +70,14 @@ DOMAIN_HEADS = words("systems domain domains")
 AMBIGUOUS = (TASK_HEADS & METHOD_HEADS) | words("learning training")
 
 # Words before a phrase that make it the problem addressed, or the means used.
-TASK_BEFORE = words(
-    "for address addresses addressing tackle tackles study studies studying solve solves "
-    "toward towards consider considers investigate investigates improve improves"
-)
-METHOD_BEFORE = words(
-    "using use uses used via with apply applies applying leverage leverages leveraging "
-    "employ employs employing adopt adopts adopting based_on through combine combines "
-    "incorporate incorporates introduce introduces extend extends than"
-)
+# The runtime cues (kg.extract.words), counted a little more widely over a whole corpus.
+TASK_BEFORE = TASK_CUES_BEFORE | words("consider considers improve improves")
+METHOD_BEFORE = (METHOD_CUES_BEFORE - {"by"}) | words("used introduce introduces extend extends")
 METRIC_BEFORE = words(
     "improve improves improving reduce reduces reducing achieve achieves achieving "
     "higher lower better increase increases decrease decreases terms measured"
 )
-TASK_AFTER = words("task tasks problem problems setting settings challenge challenges benchmark benchmarks")
+TASK_AFTER = TASK_CUES_AFTER | words("challenge challenges")
 METHOD_AFTER = words(
     "method methods algorithm algorithms approach approaches technique techniques model "
     "models framework module loss objective strategy strategies architecture procedure"
