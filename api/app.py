@@ -38,7 +38,6 @@ from kg.query import QueryContext
 from kg.query.memo import at_generation
 from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
-from kg.store.embedded import EmbeddedStore
 
 EXECUTIONS = 32  # GraphQL executions at once (each on its own thread and event loop)
 CONSISTENT_TRIES = 3  # a query overlapped by writes runs again, at most this many times in all
@@ -117,7 +116,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
     async def _generation(self) -> str:
         """The store's generation: read on the loop for a local store (~15 µs), off it for a remote one."""
         store = self.ctx.store
-        if isinstance(store, EmbeddedStore):
+        if store.in_process:
             return store.generation()
         return await run_in_threadpool(store.generation)
 
@@ -128,7 +127,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
     the_store = open_store(settings.store, base_iri=settings.base_iri) if store is None else store
     # A local store's SELECTs get no per-query timeout (it costs a thread per query, ~0.4 ms): each GraphQL
     # request has a time budget checked before every query (kg.query.context.time_budget) and TimeLimit.
-    per_query = None if isinstance(the_store, EmbeddedStore) else settings.query_timeout_s
+    per_query = None if the_store.in_process else settings.query_timeout_s
     ctx = QueryContext.open(the_store, settings.base_iri, timeout_s=per_query)
     sparql = SparqlEndpoint(the_store, settings)  # its worker processes start on the first /sparql query
 

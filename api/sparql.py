@@ -19,7 +19,6 @@ from api.sparql_worker import Reply, TooMuchMemory, WorkerPool
 from kg.query.guard import ReadOnlyViolation
 from kg.query.guard import classify as classify_query
 from kg.settings import Settings
-from kg.store.embedded import EmbeddedStore
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, QueryTimeout, Store, StoreError, TooManyRows
 
@@ -115,8 +114,8 @@ class SparqlEndpoint:
         self.per_client = max(1, int(os.environ.get("KG_SPARQL_PER_CLIENT") or PER_CLIENT))
         self._clients: Counter[str] = Counter()  # queries running per client address (on the event loop)
         size = settings.sparql_workers
-        if isinstance(store, EmbeddedStore) and store.location != "memory:" and size > 0:
-            self.pool = WorkerPool(store.location, settings.base_iri, size, store.generation)
+        if store.directory is not None and size > 0:
+            self.pool = WorkerPool(store.directory, settings.base_iri, size, store.generation)
 
     async def _answer(self, text: str, accept: str) -> Reply:
         if self.pool is None:

@@ -24,9 +24,12 @@ _LOCK_HINT = ("is locked by another process (a running `kg serve`/`oxigraph serv
 class EmbeddedStore:
     """Oxigraph on local disk; every write is one Oxigraph transaction that also bumps the generation."""
 
+    in_process = True  # capability flags: see kg.store.types.Store
+
     def __init__(self, path: str | None = None, *, base_iri: str = DEFAULT_BASE_IRI,
                  read_only: bool = False, create: bool = True, upgrade: bool = False) -> None:
         self.location = path or "memory:"
+        self.directory: str | None = path or None
         self.read_only = read_only
         self._meta = Meta(base_iri)
         self._base_iri = base_iri

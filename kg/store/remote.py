@@ -32,6 +32,9 @@ _NQ = "application/n-quads"
 class RemoteStore:
     """A SPARQL endpoint (Oxigraph server by default) behind the Store protocol."""
 
+    in_process = False  # capability flags: see kg.store.types.Store
+    directory: str | None = None
+
     def __init__(self, location: str, *, base_iri: str = DEFAULT_BASE_IRI, read_only: bool = False,
                  create: bool = True, dialect: Dialect | str | None = None, timeout_s: float = 30.0,
                  upgrade: bool = False) -> None:

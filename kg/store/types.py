@@ -40,6 +40,15 @@ class Store(Protocol):
     location: str
     format_version: int  # the layout version read (or stamped) on open; see kg.store.version
 
+    # Capability flags (as rdflib's Store.context_aware, transaction_aware): callers check these, never the
+    # concrete class, so a new backend says what it can do in two lines.
+    in_process: bool
+    """Queries run in this process: a cheap call (generation(), ~15 µs) may run on the event loop, and the
+    request-wide time budget bounds a query better than a per-query timeout (which costs a thread)."""
+    directory: str | None
+    """The local directory holding the data, which other processes may open read-only (killable SPARQL
+    worker processes, a search index kept beside it); None in memory or over the network."""
+
     def select(self, query: str, bindings: Mapping[str, Term] | None = None,
                timeout_s: float | None = None, max_rows: int | None = None) -> list[Row]:
         """Run a SELECT; `bindings` are values for variables (never pasted into the text).
