@@ -10,36 +10,16 @@ from collections import Counter
 from typing import Any
 from urllib.parse import parse_qs
 
-import pyoxigraph as ox
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from api.sparql_results import ask_result, negotiate, select_results
-from api.sparql_worker import Reply, TooMuchMemory, WorkerPool
-from kg.query.guard import ReadOnlyViolation
-from kg.query.guard import classify as classify_query
+from api.sparql_answer import Refused, Reply, respond
+from api.sparql_worker import TooMuchMemory, WorkerPool
 from kg.settings import Settings
-from kg.store.formats import prefixes
-from kg.store.types import BadQuery, QueryTimeout, Store, StoreError, TooManyRows
+from kg.store.types import QueryTimeout, Store, StoreError
 
 RUNNING_QUERIES = 4  # in-thread SPARQL evaluations alive at once, including ones whose request timed out
 PER_CLIENT = 1  # queries one client address may run at once (env KG_SPARQL_PER_CLIENT)
-_GRAPH_TYPES = {
-    "text/turtle": ox.RdfFormat.TURTLE,
-    "application/n-triples": ox.RdfFormat.N_TRIPLES,
-    "application/ld+json": ox.RdfFormat.JSON_LD,
-    "application/rdf+xml": ox.RdfFormat.RDF_XML,
-}
-
-
-Refused = ReadOnlyViolation  # a request this endpoint answers with `status` and a one-line message
-
-
-def classify(text: str) -> tuple[str, list[str] | None]:
-    """("SelectQuery" | "AskQuery" | "ConstructQuery" | "DescribeQuery", projected variables or None);
-    updates, LOAD and SERVICE are refused by the library's read-only guard (kg.query.guard)."""
-    form = classify_query(text)
-    return form.form, form.variables
 
 
 async def _query_text(request: Request) -> str:
@@ -63,43 +43,6 @@ async def _query_text(request: Request) -> str:
     if not text:
         raise Refused(400, "missing `query` parameter")
     return text
-
-
-def respond(store: Store, text: str, accept: str, cap: int, base_iri: str) -> Reply:
-    """Parse, evaluate and serialise one query: (status, media type, body), errors as plain text."""
-    try:
-        form, variables = classify(text)
-        if form == "SelectQuery":
-            rows = store.select(text, None, None, cap)
-            if variables is None:
-                variables = list(dict.fromkeys(v for r in rows for v in r))
-            media = negotiate(accept)
-            return 200, media, _bytes(select_results(variables, rows, media))
-        if form == "AskQuery":
-            media = negotiate(accept)
-            return 200, media, _bytes(ask_result(store.ask(text), media))
-        triples = store.construct(text)
-        if len(triples) > cap:
-            raise TooManyRows(f"query returned more than {cap} triples; add a LIMIT or narrow it")
-        media = next((m for m in _GRAPH_TYPES if m in accept), "text/turtle")
-        body = ox.serialize(triples, format=_GRAPH_TYPES[media], prefixes=prefixes(base_iri))
-        return 200, media, body or b""
-    except Refused as exc:
-        return _plain(exc.status, str(exc))
-    except TooManyRows as exc:
-        return _plain(413, str(exc))
-    except BadQuery as exc:
-        return _plain(400, str(exc))
-    except StoreError:
-        return _plain(500, "the store could not answer this query")
-
-
-def _bytes(body: str | bytes) -> bytes:
-    return body.encode("utf-8") if isinstance(body, str) else body
-
-
-def _plain(status: int, message: str) -> Reply:
-    return status, "text/plain", message.encode("utf-8")
 
 
 class SparqlEndpoint:

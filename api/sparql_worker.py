@@ -18,9 +18,9 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from api.sparql_answer import Reply, respond
 from kg.store.types import QueryTimeout, StoreError
 
-Reply = tuple[int, str, bytes]  # HTTP status, media type, body
 STARTUP_S = 60.0  # longest wait for a fresh worker to import its modules and open the store
 MEMORY_MB = 512  # resident memory a worker may use (env KG_SPARQL_MEMORY_MB)
 POLL_S = 0.02  # how often a waiting call looks at its worker's memory (a worker grows ~0.3 GB/s at most)
@@ -54,7 +54,6 @@ def worker_main(conn: Connection, location: str, base_iri: str) -> None:
     """The worker's loop: jobs (text, accept, row cap, generation) in, Replies out, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it stops us
     _die_with_parent()
-    from api.sparql import respond
     from kg.store.embedded import EmbeddedStore
 
     def open_store() -> tuple[EmbeddedStore | None, str | None]:
