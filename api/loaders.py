@@ -13,6 +13,7 @@ from strawberry.dataloader import DataLoader
 from api.limits import check_deadline
 from kg import query as q
 from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, QueryContext
+from kg.query.trends import TrendPoint, trends_by_iris
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -50,6 +51,7 @@ class Loaders:
         self.narrower: DataLoader[str, list[EntityInfo]] = CheckedLoader(self._narrower)
         self.related: DataLoader[RelatedKey, list[EntityInfo]] = CheckedLoader(self._related)
         self.papers: DataLoader[PapersKey, Page[PaperInfo]] = CheckedLoader(self._papers)
+        self.trends: DataLoader[str, list[TrendPoint]] = CheckedLoader(self._trends)
 
     async def _links(self, keys: Sequence[str]) -> list[list[LinkInfo]]:
         found = await off_loop(q.links_by_paper, self.ctx, keys)
@@ -69,6 +71,10 @@ class Loaders:
             by_first[first].append(iri)
         found = {first: await off_loop(q.related, self.ctx, iris, first) for first, iris in by_first.items()}
         return [found[first].get(iri, []) for iri, first in keys]
+
+    async def _trends(self, keys: Sequence[str]) -> list[list[TrendPoint]]:
+        found = await off_loop(trends_by_iris, self.ctx, keys)
+        return [found.get(k, []) for k in keys]
 
     async def _papers(self, keys: Sequence[PapersKey]) -> list[Page[PaperInfo]]:
         groups: dict[tuple[str | None, int, str | None], list[str]] = defaultdict(list)

@@ -34,11 +34,13 @@ from api.types import (
     SearchHit,
     Stats,
     Subgraph,
+    TrendingEntity,
     TypeCount,
     kg_type,
 )
 from api.writer import MAX_BATCH, WriteGate, paper_id
 from kg import query as q
+from kg.query.trends import trending
 from kg.settings import Settings
 from kg.types import Paper as PaperRecord
 
@@ -138,6 +140,17 @@ class Query:
             )
             for h in hits
         ]
+
+    @strawberry.field(description="Entities whose share of papers rose most from the years before `since` to"
+                      " `since` and later (default: the latest year); at least 2 recent papers.")
+    async def trending(
+        self, info: ApiInfo, type: EntityType | None = None, since: int | None = None, first: int = 10
+    ) -> list[TrendingEntity]:
+        check_range("first", first, 0, info.context.settings.max_page)
+        found = await off_loop(trending, info.context.query, kg_type(type), since, first)
+        return [TrendingEntity(entity=Entity.of(t.entity), since=t.since, recent_papers=t.recent_papers,
+                               earlier_papers=t.earlier_papers, recent_share=t.recent_share,
+                               earlier_share=t.earlier_share, rise=t.rise) for t in found]
 
     @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")
     async def stats(self, info: ApiInfo) -> Stats:

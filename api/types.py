@@ -146,6 +146,12 @@ class Entity:
     async def narrower(self, info: ApiInfo) -> list[Entity]:
         return [Entity.of(e) for e in await info.context.loaders.narrower.load(self.iri)]
 
+    @strawberry.field(description="Papers per year linked to this entity and their share of that year's"
+                      " papers (every year of the graph, oldest first).")
+    async def trend(self, info: ApiInfo) -> list[TrendPoint]:
+        return [TrendPoint(year=p.year, papers=p.papers, share=p.share)
+                for p in await info.context.loaders.trends.load(self.iri)]
+
     @strawberry.field(description="Entities that share the most papers with this one.")
     async def related(self, info: ApiInfo, first: int = 10) -> list[Entity]:
         check_range("first", first, 0, info.context.settings.max_page)
@@ -162,6 +168,24 @@ class Entity:
             aliases=list(e.aliases),
             paper_count=e.paper_count,
         )
+
+
+@strawberry.type(description="One year of an entity's trend.")
+class TrendPoint:
+    year: int
+    papers: int
+    share: float = strawberry.field(description="The entity's papers that year / all papers that year.")
+
+
+@strawberry.type(description="An entity whose share of papers rose: share from `since` on minus before.")
+class TrendingEntity:
+    entity: Entity
+    since: int
+    recent_papers: int
+    earlier_papers: int
+    recent_share: float
+    earlier_share: float
+    rise: float
 
 
 @strawberry.type
