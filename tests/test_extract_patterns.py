@@ -105,3 +105,18 @@ def test_an_acronym_long_form_never_reaches_into_the_title() -> None:
 
     (row,) = find_definitions("Foundation Models\n\nTest-Time Training (TTT) adapts a network.")
     assert row[:2] == ["TTT", "Test-Time Training"]
+
+
+def test_a_capitalised_function_word_before_a_benchmark_list_is_no_dataset(extractor: Extractor) -> None:
+    text = "While benchmarks such as ZetaQA stress facts, others such as OmegaBench stress plausibility."
+    assert "While" not in found(extractor, text, type_="Dataset")
+
+
+def test_a_size_after_a_dataset_names_a_distinct_release(extractor: Extractor) -> None:
+    text = "We evaluate on the MovieLens 25M and MovieLens-1M datasets."
+    assert found(extractor, text, type_="Dataset") == {"MovieLens 25M", "MovieLens-1M"}
+
+
+def test_a_year_or_resolution_glued_to_a_dataset_is_that_dataset(extractor: Extractor) -> None:
+    text = "We pretrain on ImageNet-2012 and report results on ImageNet32x32 and COCO2017."
+    assert found(extractor, text, type_="Dataset") == {"ImageNet", "COCO"}

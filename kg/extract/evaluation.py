@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -109,7 +110,7 @@ def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str
         strength = name_strength(w)
         if strength == 1 and re.search(r"[A-Z][\w-]*\s+$", text[: m.start()]):
             continue
-        if strength == 1 and load_corpus_words().common_word(w):
+        if strength == 1 and (w.lower() in STOP_WORDS or load_corpus_words().common_word(w)):
             continue  # "While benchmarks …", "Still": a capitalised common word is no name
         if w not in _GENERIC_WORDS and strength >= min_strength and _LIST_NEXT.match(text[m.end() :]):
             out.append((start + m.start(), start + m.end(), w))

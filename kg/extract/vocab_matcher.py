@@ -43,6 +43,10 @@ _PART_NOUNS = words(
 _TOOL_NOUNS = words("model models algorithm algorithms guidance")
 _UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
+# "MovieLens 25M", "Amazon 670K": a size written after a dataset names a distinct release of it.
+_SIZE_AFTER = re.compile(r" (\d+(?:\.\d+)?[KMB])\b(?![%.]\d)")
+# "ImageNet32x32", "ImageNet-2012", "COCO2017": a resolution or year glued to a dataset is still that dataset.
+_GLUED_SUFFIX = re.compile(r"^(?P<base>.*?[A-Za-z])[-_]?(?:\d+[x×]\d+|(?:19|20)\d\d)$")
 
 
 def entry_mention(
@@ -147,7 +151,22 @@ class VocabMatcher:
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
                 conf = CONF_VOCAB_CASE
-            out.append(entry_mention(span.start_char, span.end_char, e, confidence=conf, rule="vocab"))
+            size = _SIZE_AFTER.match(text, span.end_char) if e.ref.type == "Dataset" else None
+            if size is not None and self.lexicon.lookup(f"{span.text} {size.group(1)}") is None:
+                out.append(
+                    mention(
+                        span.start_char,
+                        size.end(),
+                        "Dataset",
+                        f"{e.ref.name} {size.group(1)}",
+                        kind=e.ref.kind,
+                        confidence=CONF_PATTERN,
+                        rule="vocab-variant",
+                        variant_of=e.ref,
+                    )
+                )
+            else:
+                out.append(entry_mention(span.start_char, span.end_char, e, confidence=conf, rule="vocab"))
             for i in range(span.start_char, span.end_char):
                 covered[i] = True
         for m in NAME_RE.finditer(text):
@@ -184,6 +203,10 @@ class VocabMatcher:
                 )
                 return
             out.append(entry_mention(start, end, e, confidence=CONF_VOCAB, rule="vocab-key"))
+            return
+        glued = _GLUED_SUFFIX.match(word)
+        if glued and (base := lex.lookup(glued.group("base"))) is not None and base.ref.type == "Dataset":
+            out.append(entry_mention(start, end, base, confidence=CONF_VOCAB, rule="vocab-resolution"))
             return
         # "ImageNet256$\times$256": a resolution suffix is not part of the name.
         if _RESOLUTION.match(text[end : end + 16]) and (base := lex.lookup(_TRAILING_NUM.sub("", word))):
