@@ -110,6 +110,21 @@ class Relation:
 
 
 @dataclass(frozen=True, slots=True)
+class Result:
+    """A reported result: a value tied to a metric (and, when stated, dataset, method, baseline), with the
+    evidence of the value itself (its sentence and offsets in the abstract)."""
+
+    value: float
+    unit: str  # "%", "points", "x", "dB" or "" (a bare score)
+    kind: Literal["absolute", "delta", "ratio"]
+    metric: EntityRef
+    evidence: Evidence
+    dataset: EntityRef | None = None
+    method: EntityRef | None = None  # the paper's method or model the number belongs to
+    baseline: EntityRef | None = None  # what it is compared with, when stated
+
+
+@dataclass(frozen=True, slots=True)
 class Extraction:
     """Everything the extractor found in one paper."""
 
@@ -119,3 +134,4 @@ class Extraction:
     code_urls: tuple[str, ...] = ()
     extractor_version: str = ""
     notes: tuple[str, ...] = field(default=())  # e.g. "abstract truncated to 100000 characters"
+    results: tuple[Result, ...] = ()  # reported results (kg.extract.results)

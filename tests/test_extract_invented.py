@@ -114,7 +114,7 @@ def test_offsets_are_relative_to_the_field(extractor: Extractor) -> None:
 def test_to_json_shape(extractor: Extractor) -> None:
     ex = extractor.extract_one(Paper(id="p1", abstract=SEC, title="ShieldBot"))
     j = to_json(ex)
-    assert set(j) == {"id", "title", "entities", "relations", "code"}
+    assert set(j) == {"id", "title", "entities", "relations", "code", "results"}
     assert j["id"] == "p1"
     assert set(j["entities"][0]) == {
         "name",

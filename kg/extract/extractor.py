@@ -15,6 +15,7 @@ from kg.extract.common import doc_text, sentences
 from kg.extract.fields import SEPARATOR, join_fields
 from kg.extract.parallel import extract_in_workers
 from kg.extract.pipeline import build_nlp
+from kg.extract.results import result_json, results_from_doc
 from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
 
@@ -134,6 +135,7 @@ class Extractor:
             code_urls=tuple(doc._.kg_code or ()),
             extractor_version=VERSION,
             notes=notes,
+            results=results_from_doc(doc),
         )
 
 
@@ -206,4 +208,5 @@ def to_json(ex: Extraction) -> dict[str, Any]:
             for r in ex.relations
         ],
         "code": list(ex.code_urls),
+        "results": [result_json(r) for r in ex.results],
     }

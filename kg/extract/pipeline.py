@@ -14,6 +14,7 @@ from kg.extract import (  # noqa: F401
     lists,
     proposals,
     recogniser,
+    results,
     terms,
     topics,
     vocab_matcher,
@@ -31,6 +32,7 @@ COMPONENTS = (
     "paperkg_terms",
     "paperkg_recogniser",
     "paperkg_canon",
+    "paperkg_results",
 )
 WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_evaluation", "paperkg_terms"}
 

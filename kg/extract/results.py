@@ -1,0 +1,575 @@
+"""Reported results: numbers an abstract ties to a metric ("84.3% top-1 accuracy on ImageNet", "reduces FID
+from 2.10 to 1.58", "improves the attack success rate by 12 points", "a 3x speed-up over FlashAttention-2").
+
+Runs after the canonicaliser and reuses what the pipeline found: metric, dataset, method and model mentions
+(`doc._.kg_mentions`) named by their canonical entity (`doc._.kg_entities`). A number becomes a result only
+when a metric sits right beside it ("84.3% accuracy", "accuracy of 84.3%", "accuracy by 3%"); anything else
+(counts, sizes, fractions of data, years) is refused: saying nothing beats guessing.
+
+Values: the number as written (commas dropped), unit normalised to "%", "points", "x", "dB" or "" (a bare
+score such as "FID of 1.58"); kind "absolute", "delta" (an improvement or reduction: "by 3%", "+2.1",
+"3 points higher") or "ratio" (a factor: "3x faster", "2-fold"). "from A to B" reports B.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.common import doc_text, sentences
+from kg.extract.fields import SEPARATOR
+from kg.names import match_key
+from kg.types import EntityRef, EntityType, Evidence, Result
+
+if not Doc.has_extension("kg_results"):
+    Doc.set_extension("kg_results", default=None)
+
+ResultKind = Literal["absolute", "delta", "ratio"]
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+# A number with its unit; not part of a name ("CIFAR-10", "top-1", "GPT-4o"), a size ("7B") or "256x256".
+_VALUE = re.compile(
+    r"(?<![\w.\-/^@$×*#%])(?P<sign>[+±−]|(?<![^\s(\[])-(?=\d))?(?P<num>" + _NUM + r")"
+    r"(?P<unit>\s?%|\s?percent(?:age)?(?:\s+points?)?\b|\s?(?:pp|p\.p\.|pts|points?)(?![\w-])|\s?dB\b|"
+    r"\s?[×x](?![\w×])|\s?-?\s?times\b|\s?-?fold\b)?"
+)
+# "from 2.10 to 1.58", "2.10 → 1.58"
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>" + _NUM + r")\s*(?:%|points?|dB)?\s+to\s+(?P<b>" + _NUM + r")"
+    r"|(?<![\w.])(?P<a2>" + _NUM + r")\s*(?:%|dB)?\s*(?:→|->|⟶)\s*(?P<b2>" + _NUM + ")"
+)
+_UNITS = r"%|percent|pp|points?|dB|[×x](?![\w×])|times\b|-?fold\b"
+_RANGE = re.compile(
+    r"(?<![\w.\-/])(?P<a>" + _NUM + r")\s?(?P<ua>" + _UNITS + r")?\s?(?:-|–|—|to)\s?(?P<b>" + _NUM + r")"
+    r"\s?(?P<ub>" + _UNITS + r")"
+)
+_LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and|or)?|and|or|/|vs\.?)\s*$")
+# words allowed between a value and the metric after it ("12 points higher accuracy", "3% gain in F1")
+_AFTER_GAP = re.compile(
+    r"^\s*(?:\)\s*)?(?:(?:absolute|relative|average|avg\.?|mean|overall|higher|lower|better|worse|more|less|"
+    r"fewer|smaller|greater|improvements?|improved|gains?|increases?|increased|decreases?|decreased|reductions?|"
+    r"reduced|drops?|boosts?|jumps?|increments?|margin|in|on|of|for|the|an?|its|their|our|top-1|points?|"
+    r"absolute|terms)[\s,]+){0,4}$",
+    re.I,
+)
+# "accuracy of 84.3%", "FID: 1.58", "accuracy (84.3%)", "accuracy by 3%", "F1 score reaching 71.2"
+_TIGHT_BEFORE = re.compile(
+    r"^\s*(?:\(|:|=|of|is|was|at|to|by|reaching|reaches|achieving|with|score of|scores of|up to|over|"
+    r"around|about|nearly|almost|roughly|approximately|only|just|an? average of|of up to|of over|of about|"
+    r"of nearly|of only|improvement of|gains? of|increase of|reduction of|by up to|by over|by about|"
+    r"by nearly|by an average of|by as much as|as high as|as low as|as much as)?\s*[(:=]?\s*$",
+    re.I,
+)
+_CLAUSE_BREAK = re.compile(r"[;]|\b(?:while|whereas|but|although|though|however|yet)\b")
+_CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
+_WORD = re.compile(r"[\w'-]+")
+_FRACTION_OF = re.compile(
+    r"^\s*of\s+(?:the\s+|all\s+|its\s+|their\s+)?(?!(?:the\s+)?(?:accuracy|performance))", re.I
+)
+_DELTA_AFTER = re.compile(
+    r"^\s*(?:\)\s*)?(?:absolute\s+|relative\s+|average\s+|on average\s+)?"
+    r"(?:higher|lower|better|worse|more|less|fewer|improvements?|gains?|increases?|decreases?|reductions?|drops?|boosts?|jumps?|increments?|faster|"
+    r"slower|smaller|larger)\b",
+    re.I,
+)
+_DELTA_BEFORE = re.compile(
+    r"(?:\bby|\bimprov\w*|\bgains?|\bincreas\w*|\breduc\w*|\bdecreas\w*|\bboost\w*|\bmargins?|\boutperform\w*"
+    r"|\bsurpass\w*|\bdrops?|\bjump\w*)(?:\s+(?:of|up to|over|about|nearly|around|approximately|"
+    r"an average of|as much as|almost|roughly|more than|a|an|the|average|absolute|relative))*\s*$",
+    re.I,
+)
+_BASELINE_CUE = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|over|than|compared (?:to|with)|relative to|vs\.?|versus|against|beats?|"
+    r"exceed\w*|improv\w* (?:up)?on)\s+(?:(?:the|strong|state-of-the-art|previous|prior|best|existing|"
+    r"baseline|vanilla|standard|original|leading|competing|models?|methods?|like|such as|including|e\.g\.,?)"
+    r"[\s,]+)*$",
+    re.I,
+)
+_AVERAGE = re.compile(r"\b(?:average|averaged|on average|across|mean)\b", re.I)
+_OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this framework)\b", re.I)
+
+# Measures an abstract states beside factors and deltas that the entity vocabularies rarely hold as
+# metrics: (pattern, canonical name). Looked for only right beside a value.
+_EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), name)
+    for p, name in (
+        (r"speed-?ups?|faster|acceleration|accelerat(?:es|ed)", "speedup"),
+        (r"throughput", "throughput"),
+        (r"(?:inference |end-to-end |decoding )?latency", "latency"),
+        (r"(?:GPU |peak )?memory(?: usage| footprint| consumption| cost)?", "memory usage"),
+        (r"FLOPs|compute|computation(?:al cost)?", "FLOPs"),
+        (r"(?:inference|training|wall-clock|running|run) time", "running time"),
+        (r"(?:task )?success rates?", "success rate"),
+        (r"win[- ]rates?", "win rate"),
+        (r"error(?: rates?)?", "error rate"),
+        (r"accuracy|accuracies", "accuracy"),
+        (r"perplexity", "perplexity"),
+    )
+)
+_EXTRA_ANY = re.compile("|".join(rf"(?:{p.pattern})" for p, _ in _EXTRA_METRICS))
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    ref: EntityRef
+
+
+@dataclass(slots=True)
+class _Value:
+    start: int
+    end: int
+    value: float
+    unit: str
+    kind: ResultKind
+    bare: bool  # no unit: only a metric right beside it makes it a result
+    from_start: int | None = None  # "from A to B": where "from A" starts (ties before look from there)
+
+
+@Language.factory("paperkg_results")
+def make_results(nlp: Language, name: str) -> ResultFinder:
+    return ResultFinder()
+
+
+class ResultFinder:
+    """Pipeline component (after the canonicaliser): fills `doc._.kg_results` with plain dicts."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        doc._.kg_results = find_results(doc)
+        return doc
+
+
+def _unit(raw: str | None) -> str:
+    u = (raw or "").strip().lower().lstrip("-").strip()
+    if not u:
+        return ""
+    if u.startswith("%") or u.startswith("percent") and "point" not in u:
+        return "%"
+    if u in ("pp", "p.p.", "pts", "point", "points") or "point" in u:
+        return "points"
+    if u == "db":
+        return "dB"
+    return "x"  # ×, x, times, fold
+
+
+def _number(raw: str) -> float | None:
+    try:
+        return float(raw.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _values(text: str, off: int) -> list[_Value]:
+    """Candidate values of one sentence (doc offsets), "from A to B" as one value B."""
+    out: list[_Value] = []
+    taken: list[tuple[int, int]] = []
+    for m in _FROM_TO.finditer(text):
+        b = "b" if m.group("b") else "b2"
+        v = _number(m.group(b))
+        if v is None:
+            continue
+        end = m.end(b)
+        um = re.match(r"\s?(%|dB|points?)", text[end:])
+        unit = _unit(um.group(1)) if um else ""
+        if not unit:
+            ua = re.match(r"\s?(%|dB|points?)", text[m.end("a" if m.group("a") else "a2") :])
+            unit = _unit(ua.group(1)) if ua else ""
+        if um:
+            end += um.end()
+        out.append(
+            _Value(off + m.start(b), off + end, v, unit, "absolute", unit == "", from_start=off + m.start())
+        )
+        taken.append((m.start(), end))
+    for m in _RANGE.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        v = _number(m.group("b"))
+        unit = _unit(m.group("ub") or m.group("ua"))
+        if v is None or not unit:
+            continue
+        kind: ResultKind = "ratio" if unit == "x" else "delta" if unit == "points" else "absolute"
+        out.append(
+            _Value(off + m.start("b"), off + m.end(), v, unit, kind, False, from_start=off + m.start())
+        )
+        taken.append((m.start(), m.end()))
+    for m in _VALUE.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        num, unit_raw = m.group("num"), m.group("unit")
+        nxt = text[m.end() : m.end() + 1]
+        if not unit_raw and (nxt.isalnum() or nxt in "×/^"):
+            continue  # "7B", "3D", "256×256", "1/2"
+        if not unit_raw and re.match(r"\s*(?:[kKMB]\b|[×x]\s*\d)", text[m.end() :]):
+            continue
+        v = _number(num)
+        if v is None:
+            continue
+        unit = _unit(unit_raw)
+        if unit == "" and "." not in num and 1900 <= v <= 2100:
+            continue  # a year
+        if text[max(0, m.start() - 1) : m.start()] == "[" or (
+            unit == "" and text[m.end() : m.end() + 1] == "]"
+        ):
+            continue  # a citation
+        sign = m.group("sign") or ""
+        if sign in ("−", "-"):
+            v = -v
+        kind = "ratio" if unit == "x" else "absolute"
+        if sign == "+" or (kind == "absolute" and unit == "points"):
+            kind = "delta"
+        out.append(_Value(off + m.start(), off + m.end(), v, unit, kind, unit == ""))
+    out.sort(key=lambda x: x.start)
+    return out
+
+
+class _Entities:
+    """The doc's mentions of one type, each named by its canonical entity."""
+
+    def __init__(self, doc: Doc) -> None:
+        text = doc_text(doc)
+        self.by_key: dict[tuple[str, str], EntityRef] = {}
+        self.proposals: list[tuple[int, EntityRef]] = []
+        for e in doc._.kg_entities or []:
+            eref = EntityRef(cast(EntityType, e["type"]), str(e["name"]), e.get("kind"))
+            for form in [e["name"], e.get("mention") or "", *(e.get("aliases") or ())]:
+                if key := match_key(str(form)):
+                    self.by_key.setdefault((eref.type, key), eref)
+            if e.get("relation") == "proposes":
+                self.proposals.append((int(e["start"]), eref))
+        self.spans: dict[str, list[_Span]] = {t: [] for t in ("Metric", "Dataset", "Method", "Model")}
+        seen: set[tuple[int, int, str]] = set()
+        for m in doc._.kg_mentions or []:
+            t = m["type"]
+            if t not in self.spans or (m["start"], m["end"], t) in seen:
+                continue
+            ref: EntityRef | None = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get(
+                (t, match_key(text[m["start"] : m["end"]]))
+            )
+            if ref is None and t == "Metric" and m["rule"].startswith("vocab"):
+                ref = EntityRef("Metric", m["name"], m.get("kind"))
+            if ref is not None:
+                seen.add((m["start"], m["end"], t))
+                self.spans[t].append(_Span(m["start"], m["end"], ref))
+        for spans in self.spans.values():
+            spans.sort(key=lambda s: (s.start, -s.end))
+
+    def within(self, type_: str, start: int, end: int) -> list[_Span]:
+        return [s for s in self.spans[type_] if start <= s.start and s.end <= end]
+
+
+def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
+    """Metric mentions of a sentence: the pipeline's, then the few measures it rarely holds as entities."""
+    found = ents.within("Metric", off, end)
+    sent = text[off:end]
+    for m in _EXTRA_ANY.finditer(sent):
+        s, e = off + m.start(), off + m.end()
+        if not re.match(r"(?<![\w-])", sent[m.start() - 1 : m.start()] if m.start() else ""):
+            continue
+        if m.start() and (sent[m.start() - 1].isalnum() or sent[m.start() - 1] == "-"):
+            continue
+        if e < end and (text[e].isalnum()):
+            continue
+        if any(f.start < e and s < f.end for f in found):
+            continue
+        word = m.group()
+        name = next(n for p, n in _EXTRA_METRICS if p.fullmatch(word))
+        found.append(_Span(s, e, EntityRef("Metric", name)))
+    found.sort(key=lambda s: s.start)
+    return found
+
+
+def _words(gap: str) -> int:
+    return len(_WORD.findall(gap))
+
+
+def _tie_metric(
+    text: str, metrics: list[_Span], first: _Value, last: _Value, others: list[_Value]
+) -> tuple[_Span, bool] | None:
+    """The metric a value (or a list of values) belongs to, and whether it sits right beside it."""
+    best: tuple[float, _Span, bool] | None = None
+    for m in metrics:
+        if m.start >= last.end:
+            gap = text[last.end : m.start]
+            if not _AFTER_GAP.match(gap) or any(last.end <= o.start < m.start for o in others):
+                continue
+            cost = float(_words(gap))
+            tight = cost <= 2
+        elif m.end <= (first.from_start if first.from_start is not None else first.start):
+            start = first.from_start if first.from_start is not None else first.start
+            gap = text[m.end : start]
+            if _CLAUSE_BREAK.search(gap) or any(m.end <= o.start < start for o in others):
+                continue
+            n = _words(gap)
+            tight = bool(_TIGHT_BEFORE.match(gap))
+            if n > 9 or (first.bare and not tight):
+                continue
+            cost = n + (0.5 if not tight else 0.0)
+            if first.unit == "%" and not tight and _FRACTION_OF.match(text[last.end :]):
+                continue  # "accuracy with 10% of the labels"
+        else:
+            continue
+        if first.bare and not tight:
+            continue
+        if best is None or cost < best[0]:
+            best = (cost, m, tight)
+    return None if best is None else (best[1], best[2])
+
+
+def _between(others: list[_Value], lo: int, hi: int) -> bool:
+    return any(lo <= o.start < hi for o in others)
+
+
+def _nearest_dataset(
+    text: str, datasets: list[_Span], v: _Value, metric: _Span, others: list[_Value], off: int, end: int
+) -> EntityRef | None:
+    """The dataset a value was measured on: named after it in its clause ("on X"), else before it; never
+    across another value."""
+    lo, hi = min(v.start, metric.start), max(v.end, metric.end)
+    after = [
+        d
+        for d in datasets
+        if d.start >= hi
+        and _words(text[hi : d.start]) <= 12
+        and ";" not in text[hi : d.start]
+        and not _between(others, hi, d.start)
+    ]
+    before = [
+        d
+        for d in datasets
+        if d.end <= lo and not _CLAUSE_END.search(text[d.end : lo]) and not _between(others, d.end, lo)
+    ]
+    distinct = {d.ref for d in datasets}
+    if len(distinct) >= 2 and _AVERAGE.search(text[off:end]) and len({d.ref for d in after}) >= 2:
+        return None  # an average over several datasets
+    if after:
+        return after[0].ref
+    if before:
+        return before[-1].ref
+    return None
+
+
+def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None:
+    """The paper's method or model the value belongs to: a model or method named before it in the sentence
+    (not after a comparison cue), the paper's proposal when the sentence speaks of it or of "we/our"."""
+    before = text[off : v.start]
+    props = [r for _, r in ents.proposals]
+    named = [
+        s
+        for t in ("Method", "Model")
+        for s in ents.within(t, off, v.start)
+        if not _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start])
+    ]
+    named.sort(key=lambda s: s.start)
+    if any(s.ref in props for s in named):
+        return next(s.ref for s in named if s.ref in props)
+    if props and _OWN.search(before):
+        return props[0]
+    if named and not _OWN.search(before):
+        return named[-1].ref
+    return props[0] if props else None
+
+
+def _baseline(
+    ents: _Entities,
+    text: str,
+    v: _Value,
+    others: list[_Value],
+    span: tuple[int, int],
+    method: EntityRef | None,
+    absolute: bool,
+) -> EntityRef | None:
+    """What the value is compared with: a method or model after a comparison cue, in the value's clause."""
+    off, end = span
+    best: tuple[int, EntityRef] | None = None
+    for t in ("Method", "Model"):
+        for s in ents.within(t, off, end):
+            if s.ref == method or not _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start]):
+                continue
+            if _between(others, min(s.end, v.end), max(s.start, v.start)):
+                continue
+            if s.start < v.start and absolute:
+                continue  # "a 3x speed-up over X and a BLEU of 34.5": X is the speed-up's baseline
+            dist = abs(s.start - v.end)
+            if best is None or dist < best[0]:
+                best = (dist, s.ref)
+    return None if best is None else best[1]
+
+
+_ON_NEXT = re.compile(r"^[\s\w().,-]{0,80}$")
+
+
+def _continues(text: str, metrics: list[_Span], prev: tuple[_Value, _Span], v: _Value) -> bool:
+    """A value right after another of the same unit, with only "on X," between: the same metric."""
+    last, _ = prev
+    gap = text[last.end : v.start]
+    return (
+        last.unit == v.unit
+        and bool(_ON_NEXT.match(gap))
+        and re.search(r"\b(?:on|in|for)\b", gap) is not None
+        and _words(gap) <= 10
+        and not any(last.end <= m.start < v.start for m in metrics)
+    )
+
+
+def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
+    """Values listed together ("84.3% and 91.2%") share their metric."""
+    out: list[list[_Value]] = []
+    for v in values:
+        if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(text[out[-1][-1].end : v.start]):
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return out
+
+
+def find_results(doc: Doc) -> list[dict[str, Any]]:
+    """The results of a doc as plain dicts with doc offsets (msgpack-safe, like the mentions)."""
+    text = doc_text(doc)
+    title_end = doc._.kg_title_end or 0
+    abstract_start = title_end + len(SEPARATOR) if text.find(SEPARATOR) >= 0 else 0
+    ents: _Entities | None = None
+    out: list[dict[str, Any]] = []
+    for off, end in sentences(doc):
+        if end <= abstract_start:
+            continue
+        off = max(off, abstract_start)
+        sent = text[off:end]
+        if not any(c.isdigit() for c in sent):
+            continue
+        values = _values(sent, off)
+        if not values:
+            continue
+        if ents is None:
+            ents = _Entities(doc)
+        metrics = _metrics_in(ents, text, off, end)
+        if not metrics:
+            continue
+        datasets = ents.within("Dataset", off, end)
+        respectively = "respectively" in sent
+        prev: tuple[_Value, _Span] | None = None
+        for group in _groups(text, values):
+            others = [o for o in values if o not in group]
+            tie = _tie_metric(text, metrics, group[0], group[-1], others)
+            if tie is None and prev is not None and _continues(text, metrics, prev, group[0]):
+                tie = (prev[1], False)  # "78.9% on A, 90.4% on B and 95.7% on C"
+            if tie is None:
+                prev = None
+                continue
+            metric, tight = tie
+            prev = (group[-1], metric)
+            resp_at = text.find("respectively", group[-1].end, end) if respectively else -1
+            ds_distinct = list(
+                dict.fromkeys(d.ref for d in datasets if group[0].start < d.start and d.end <= resp_at)
+            )
+            ms_distinct = list(
+                dict.fromkeys(m.ref for m in metrics if group[-1].end < m.start and m.end <= resp_at)
+            )
+            for i, v in enumerate(group):
+                v_metric = metric.ref
+                if respectively and len(group) > 1 and len(ms_distinct) == len(group):
+                    v_metric = ms_distinct[i]
+                if respectively and len(group) > 1 and len(ds_distinct) == len(group):
+                    dataset: EntityRef | None = ds_distinct[i]
+                else:
+                    dataset = _nearest_dataset(text, datasets, v, metric, others, off, end)
+                kind = v.kind
+                if kind == "absolute" and (
+                    _DELTA_AFTER.match(text[group[-1].end : end])
+                    or _DELTA_BEFORE.search(text[off : group[0].start])
+                ):
+                    kind = "delta"
+                if (
+                    kind == "absolute"
+                    and v.from_start is None
+                    and text[max(off, v.start - 6) : v.start].lower().strip().endswith("by")
+                ):
+                    kind = "delta"
+                method = _method(ents, text, v, off)
+                baseline = _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+                conf = 0.85 if tight else 0.7
+                if dataset is not None:
+                    conf += 0.05
+                if v.bare:
+                    conf -= 0.05
+                if len(group) > 1 and not respectively:
+                    conf -= 0.05
+                out.append(
+                    {
+                        "value": v.value,
+                        "unit": v.unit,
+                        "kind": kind,
+                        "metric": [v_metric.type, v_metric.name, v_metric.kind],
+                        "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
+                        "method": None if method is None else [method.type, method.name, method.kind],
+                        "baseline": None
+                        if baseline is None
+                        else [baseline.type, baseline.name, baseline.kind],
+                        "start": v.start,
+                        "end": v.end,
+                        "sentence": [off, end],
+                        "confidence": round(min(conf, 0.95), 3),
+                        "rule": "result-" + ("tight" if tight else "near"),
+                    }
+                )
+    return out
+
+
+def _ref(x: list[Any] | None) -> EntityRef | None:
+    return None if not x else EntityRef(cast(EntityType, x[0]), str(x[1]), x[2])
+
+
+def results_from_doc(doc: Doc) -> tuple[Result, ...]:
+    """The `Result` records of a processed doc, offsets in the abstract (the field they were read from)."""
+    text = doc_text(doc)
+    boundary = text.find(SEPARATOR)
+    shift = boundary + len(SEPARATOR) if boundary >= 0 else 0
+    out = []
+    for r in doc._.kg_results or []:
+        metric = _ref(r["metric"])
+        if metric is None:
+            continue
+        s0, s1 = r["sentence"]
+        out.append(
+            Result(
+                value=float(r["value"]),
+                unit=str(r["unit"]),
+                kind=r["kind"],
+                metric=metric,
+                dataset=_ref(r["dataset"]),
+                method=_ref(r["method"]),
+                baseline=_ref(r["baseline"]),
+                evidence=Evidence(
+                    sentence=text[s0:s1].strip(),
+                    mention=text[r["start"] : r["end"]],
+                    start=int(r["start"]) - shift,
+                    end=int(r["end"]) - shift,
+                    confidence=float(r["confidence"]),
+                    field="abstract",
+                    rule=str(r["rule"]),
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def result_json(r: Result) -> dict[str, Any]:
+    """One result in the stable `kg extract --format jsonl` shape."""
+    value: float | int = int(r.value) if r.value.is_integer() else r.value
+    return {
+        "value": value,
+        "unit": r.unit,
+        "kind": r.kind,
+        "metric": r.metric.name,
+        "dataset": None if r.dataset is None else r.dataset.name,
+        "method": None if r.method is None else r.method.name,
+        "baseline": None if r.baseline is None else r.baseline.name,
+        "evidence": r.evidence.sentence,
+        "start": r.evidence.start,
+        "end": r.evidence.end,
+        "confidence": r.evidence.confidence,
+    }

@@ -1,0 +1,159 @@
+"""Result extraction (kg/extract/results.py): value kinds, units, ties to metrics and datasets, refusals,
+and the stable `results` shape of `kg extract --format jsonl`. Inline texts only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kg.extract import Extractor, to_json
+from kg.types import Paper
+
+KEYS = [
+    "value",
+    "unit",
+    "kind",
+    "metric",
+    "dataset",
+    "method",
+    "baseline",
+    "evidence",
+    "start",
+    "end",
+    "confidence",
+]
+
+
+@pytest.fixture(scope="module")
+def extractor() -> Extractor:
+    return Extractor(with_recogniser=False)
+
+
+def results(extractor: Extractor, abstract: str, title: str = "ZetaNet: a test") -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = to_json(extractor.extract_one(Paper("t", abstract, title=title)))["results"]
+    return out
+
+
+def one(rs: list[dict[str, Any]], value: float) -> dict[str, Any]:
+    hits = [r for r in rs if r["value"] == value]
+    assert len(hits) == 1, rs
+    return hits[0]
+
+
+def test_percent_absolute_with_metric_and_dataset(extractor: Extractor) -> None:
+    text = "Our method achieves 84.3% top-1 accuracy on ImageNet."
+    r = one(results(extractor, text), 84.3)
+    assert (r["unit"], r["kind"], r["metric"], r["dataset"]) == (
+        "%",
+        "absolute",
+        "top-1 accuracy",
+        "ImageNet",
+    )
+    assert list(r) == KEYS
+    assert text[r["start"] : r["end"]] == "84.3%"
+    assert r["evidence"] == text and 0.5 <= r["confidence"] <= 1.0
+
+
+def test_from_a_to_b_reports_b(extractor: Extractor) -> None:
+    rs = results(extractor, "It reduces FID from 2.10 to 1.58 on ImageNet 256×256 with the same sampler.")
+    r = one(rs, 1.58)
+    assert (r["metric"], r["dataset"], r["kind"], r["unit"]) == (
+        "Frechet Inception Distance",
+        "ImageNet",
+        "absolute",
+        "",
+    )
+    assert not [x for x in rs if x["value"] in (2.1, 256)]
+
+
+def test_points_delta(extractor: Extractor) -> None:
+    r = one(
+        results(extractor, "ZetaNet improves the attack success rate by 12 points over prior attacks."), 12
+    )
+    assert (r["unit"], r["kind"], r["metric"]) == ("points", "delta", "attack success rate")
+    r = one(results(extractor, "It gains 2.5 percentage points of accuracy on CIFAR-10."), 2.5)
+    assert (r["unit"], r["kind"], r["metric"], r["dataset"]) == ("points", "delta", "accuracy", "CIFAR-10")
+
+
+def test_percent_delta_by(extractor: Extractor) -> None:
+    r = one(results(extractor, "Our approach lowers the word error rate by 15% relative to Whisper."), 15)
+    assert (r["unit"], r["kind"], r["metric"]) == ("%", "delta", "word error rate")
+    assert r["baseline"] == "Whisper"
+
+
+def test_factor_ratio_with_baseline(extractor: Extractor) -> None:
+    rs = results(extractor, "ZetaNet gives a 3× speed-up over FlashAttention-2 at equal quality.")
+    r = one(rs, 3)
+    assert (r["unit"], r["kind"], r["metric"], r["baseline"]) == ("x", "ratio", "speedup", "FlashAttention-2")
+    r = one(results(extractor, "Decoding is 2.5x faster than with greedy search."), 2.5)
+    assert (r["unit"], r["kind"]) == ("x", "ratio")
+
+
+def test_decibels_and_bare_scores(extractor: Extractor) -> None:
+    r = one(results(extractor, "The restored images reach a PSNR of 32.4 dB on Set14 benchmark."), 32.4)
+    assert (r["unit"], r["metric"]) == ("dB", "peak signal-to-noise ratio")
+    r = one(results(extractor, "We obtain a BLEU score of 34.5 on WMT14 and a METEOR of 0.31."), 34.5)
+    assert (r["unit"], r["kind"], r["metric"]) == ("", "absolute", "BLEU")
+
+
+def test_respectively_maps_values_to_datasets(extractor: Extractor) -> None:
+    rs = results(
+        extractor, "ZetaNet reaches 91.2% and 85.0% accuracy on CIFAR-10 and CIFAR-100, respectively."
+    )
+    assert (one(rs, 91.2)["dataset"], one(rs, 85)["dataset"]) == ("CIFAR-10", "CIFAR-100")
+    assert {r["metric"] for r in rs} == {"accuracy"}
+
+
+def test_values_listed_per_dataset_share_the_metric(extractor: Extractor) -> None:
+    rs = results(
+        extractor, "It attains an accuracy of 78.9% on CIFAR-10, 60.2% on CIFAR-100 and 40.1% on SVHN."
+    )
+    assert [(r["value"], r["metric"], r["dataset"]) for r in rs] == [
+        (78.9, "accuracy", "CIFAR-10"),
+        (60.2, "accuracy", "CIFAR-100"),
+        (40.1, "accuracy", "SVHN"),
+    ]
+
+
+def test_ranges_report_the_upper_bound(extractor: Extractor) -> None:
+    rs = results(extractor, "The network has 14%-38% lower error rates than previous work.")
+    assert [(r["value"], r["unit"], r["kind"], r["metric"]) for r in rs] == [(38, "%", "delta", "error rate")]
+
+
+def test_numbers_without_a_metric_are_refused(extractor: Extractor) -> None:
+    text = (
+        "We collect 10,000 images from 25 cities in 2023 and label only 10% of the data. "
+        "The 7B model runs on 8 GPUs with a batch size of 256 and 3 layers. "
+        "About 40% of the users prefer longer answers. Code: see Section 4.2 and [12]."
+    )
+    assert results(extractor, text) == []
+
+
+def test_names_with_digits_are_not_values(extractor: Extractor) -> None:
+    rs = results(extractor, "On CIFAR-10 with GPT-4 and ResNet-50, top-1 accuracy rises to 96.1%.")
+    assert [r["value"] for r in rs] == [96.1]
+
+
+def test_title_numbers_are_not_results(extractor: Extractor) -> None:
+    assert results(extractor, "We study calibration.", title="A 95% accuracy model for ImageNet") == []
+
+
+def test_own_method_and_no_cross_value_baseline(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose ZetaNet, a sparse attention model. ZetaNet gives a 3× speed-up over FlashAttention-2 "
+        "and a BLEU score of 34.5 on WMT14.",
+    )
+    bleu = one(rs, 34.5)
+    assert bleu["method"] == "ZetaNet" and bleu["baseline"] is None
+
+
+def test_offsets_are_in_the_abstract(extractor: Extractor) -> None:
+    abstract = (
+        "We study object detection in crowded scenes. Experiments show 71.3% mean average precision on COCO."
+    )
+    ex = extractor.extract_one(Paper("t", abstract, title="A long title with 5 words"))
+    (r,) = ex.results
+    assert abstract[r.evidence.start : r.evidence.end] == "71.3%"
+    assert r.evidence.sentence == "Experiments show 71.3% mean average precision on COCO."
