@@ -83,3 +83,14 @@ def test_the_shipped_tier_loads_offline() -> None:
     tier = load_tier(DEFAULT_BASE_IRI)
     assert len({(t.type, t.name) for t in tier.values()}) >= 5000
     assert {t.type for t in tier.values()} == {"Task", "Method", "Metric", "Dataset"}
+
+
+def test_a_curated_label_with_other_hyphens_is_found_by_its_key(nlp: Language) -> None:
+    doc = nlp("Our hashing beats baselines on click-through-rate prediction tasks.")
+    got = {(m["type"], m["name"]) for m in doc._.kg_mentions if m["rule"] == "vocab-key"}
+    assert got == {("Task", "click-through rate prediction")}
+
+
+def test_a_curated_task_before_a_tool_noun_is_not_found_by_its_key_either(nlp: Language) -> None:
+    doc = nlp("The decoder leverages semantic-parsing guidance to select priors.")
+    assert not [m for m in doc._.kg_mentions if m["rule"] == "vocab-key"]

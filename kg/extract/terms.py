@@ -26,7 +26,9 @@ from kg.extract.candidates import (
     tokens,
     word_after,
 )
-from kg.extract.common import CONF_PATTERN, Mention, mention, mentions
+from kg.extract.common import CONF_PATTERN, CONF_VOCAB, Mention, mention, mentions
+from kg.extract.lexicon import Lexicon, load_lexicon
+from kg.extract.vocab_matcher import TASK_PART_NOUNS, entry_mention
 from kg.extract.words import EXAMPLE_CUES, METHOD_CUES_BEFORE, TASK_CUES_AFTER, TASK_CUES_BEFORE, words
 from kg.names import match_key
 
@@ -161,21 +163,46 @@ def measured(doc: Doc, ph: Phrase) -> bool:
 
 @Language.factory("paperkg_terms", default_config={"base_iri": "https://w3id.org/paperkg/"})
 def make_terms(nlp: Language, name: str, base_iri: str) -> TermFinder:
-    return TermFinder(load_tier(base_iri))
+    return TermFinder(load_tier(base_iri), load_lexicon(base_iri))
 
 
 class TermFinder:
     """Pipeline component: the longest mined-tier term in each noun-phrase run, unless a curated or pattern
     mention already covers it."""
 
-    def __init__(self, tier: dict[str, TierTerm]) -> None:
+    def __init__(self, tier: dict[str, TierTerm], lexicon: Lexicon | None = None) -> None:
         self.tier = tier
+        self.lexicon = lexicon
+
+    def _curated(self, doc: Doc, taken: list[tuple[int, int]]) -> None:
+        """Curated multi-word labels written with other hyphens or spaces than the phrase matcher knows
+        ("click-through-rate prediction", "pre trained language model"), found by match key over the runs."""
+        if self.lexicon is None:
+            return
+        out, tk = mentions(doc), tokens(doc)
+        for run in doc_runs(doc):
+            spans = sorted(sub_spans(doc, run), key=lambda s: (s[0] - s[1], s[0]))
+            for a, b in spans:
+                if b - a < 2 and "-" not in tk.text[a]:
+                    continue  # single words are the phrase matcher's (and ambiguous out of context)
+                entry = self.lexicon.by_key.get(span_key(tk, a, b))
+                if entry is None or entry.case_sensitive:
+                    continue
+                start = tk.idx[a]
+                end = tk.idx[b - 1] + len(tk.text[b - 1])
+                if any(s < end and start < e for s, e in taken):
+                    continue
+                if entry.ref.type == "Task" and word_after(doc, b) in TASK_PART_NOUNS:
+                    continue  # as in the phrase matcher: "semantic parsing guidance" is not the task
+                out.append(entry_mention(start, end, entry, confidence=CONF_VOCAB, rule="vocab-key"))
+                taken.append((start, end))
 
     def __call__(self, doc: Doc) -> Doc:
-        if not self.tier:
-            return doc
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
+        self._curated(doc, taken)
+        if not self.tier:
+            return doc
         long_forms = [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0

@@ -41,6 +41,7 @@ _PART_NOUNS = words(
 )
 # "video generation models", "clustering algorithms": a tool for the task, not the task itself
 _TOOL_NOUNS = words("model models algorithm algorithms guidance")
+TASK_PART_NOUNS = _PART_NOUNS | _TOOL_NOUNS
 _UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _VERSION_AFTER = re.compile(r"^[ -]?(\d+(?:\.\d+)?)\b(?![%.]\d)")
 # "MovieLens 25M", "Amazon 670K": a size written after a dataset names a distinct release of it.
@@ -146,7 +147,7 @@ class VocabMatcher:
             ):
                 continue  # "boosting performance" is a verb, not the method
             following = doc[span.end].lower_ if span.end < len(doc) else ""
-            if e.ref.type == "Task" and following in _PART_NOUNS | _TOOL_NOUNS:
+            if e.ref.type == "Task" and following in TASK_PART_NOUNS:
                 continue  # "image classification loss", "feature selection mechanism": a part, not the task
             conf = conf_of[(span.start, span.end)]
             if not e.case_sensitive and span.text in e.labels:
