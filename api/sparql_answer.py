@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
+from api.errors import Refused as Refused  # re-exported for api/sparql.py
+from api.errors import query_status
 from api.sparql_results import ask_result, negotiate, select_results
-from kg.query.guard import ReadOnlyViolation
+from kg.query.guard import QueryRefused
 from kg.query.guard import classify as classify_query
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, Store, StoreError, TooManyRows
@@ -19,8 +21,6 @@ _GRAPH_TYPES = {
     "application/ld+json": ox.RdfFormat.JSON_LD,
     "application/rdf+xml": ox.RdfFormat.RDF_XML,
 }
-
-Refused = ReadOnlyViolation  # a request this endpoint answers with `status` and a one-line message
 
 
 def classify(text: str) -> tuple[str, list[str] | None]:
@@ -49,8 +49,8 @@ def respond(store: Store, text: str, accept: str, cap: int, base_iri: str) -> Re
         media = next((m for m in _GRAPH_TYPES if m in accept), "text/turtle")
         body = ox.serialize(triples, format=_GRAPH_TYPES[media], prefixes=prefixes(base_iri))
         return 200, media, body or b""
-    except Refused as exc:
-        return _plain(exc.status, str(exc))
+    except QueryRefused as exc:
+        return _plain(query_status(exc), str(exc))
     except TooManyRows as exc:
         return _plain(413, str(exc))
     except BadQuery as exc:

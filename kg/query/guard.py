@@ -10,12 +10,24 @@ from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
 
-class ReadOnlyViolation(Exception):
-    """A query that may not run here; `status` is the HTTP status an endpoint should answer with."""
+class QueryRefused(Exception):
+    """A query that may not run here; the message is one line for the user (the API maps each kind to an
+    HTTP status in api/errors.py: the library knows nothing of HTTP)."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+
+class MalformedQuery(QueryRefused):
+    """Neither a SPARQL query nor a SPARQL update."""
+
+
+class UpdateRefused(QueryRefused):
+    """A SPARQL update (INSERT, DELETE, LOAD, DROP...) where only queries may run."""
+
+
+class ServiceRefused(QueryRefused):
+    """A federated query (SERVICE), which would make this machine call other endpoints."""
+
+
+ReadOnlyViolation = QueryRefused  # the name `kg sparql` catches
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +55,12 @@ def classify(text: str) -> QueryForm:
         try:
             parseUpdate(text)
         except Exception:
-            raise ReadOnlyViolation(400, "malformed SPARQL query") from None
-        raise ReadOnlyViolation(
-            403, "this endpoint is read-only: SPARQL updates (INSERT, DELETE, LOAD, DROP...) are refused"
+            raise MalformedQuery("malformed SPARQL query") from None
+        raise UpdateRefused(
+            "this endpoint is read-only: SPARQL updates (INSERT, DELETE, LOAD, DROP...) are refused"
         ) from exc
     if any(isinstance(n, CompValue) and n.name == "ServiceGraphPattern" for n in _walk(parsed)):
-        raise ReadOnlyViolation(403, "SERVICE (federated queries) is not allowed on this endpoint")
+        raise ServiceRefused("SERVICE (federated queries) is not allowed on this endpoint")
     query = parsed[1]
     variables = None
     if query.name == "SelectQuery" and "projection" in query:
