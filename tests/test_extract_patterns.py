@@ -120,3 +120,13 @@ def test_a_size_after_a_dataset_names_a_distinct_release(extractor: Extractor) -
 def test_a_year_or_resolution_glued_to_a_dataset_is_that_dataset(extractor: Extractor) -> None:
     text = "We pretrain on ImageNet-2012 and report results on ImageNet32x32 and COCO2017."
     assert found(extractor, text, type_="Dataset") == {"ImageNet", "COCO"}
+
+
+def test_a_risk_with_a_safety_qualifier_is_a_threat(extractor: Extractor) -> None:
+    text = "Our sandbox shows that chat assistants exhibit safety risks when they call external tools."
+    assert found(extractor, text, type_="Threat") == {"safety risk"}
+
+
+def test_malicious_actors_are_a_threat_but_plain_users_are_not(extractor: Extractor) -> None:
+    text = "Agents interact with users, and we study how malicious users steer them during tool use."
+    assert found(extractor, text, type_="Threat") == {"malicious user"}

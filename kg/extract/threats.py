@@ -61,6 +61,21 @@ _HEAD_AFTER = frozenset(
         "variants",
     ]
 )
+# Heads that name a threat only after a qualifying word: "safety risks", "malicious users", "Byzantine clients".
+QUALIFIED_HEADS = {
+    **{w: "risk" for w in ("risk", "risks")},
+    **{
+        w + s: w
+        for w in ("user", "client", "actor", "participant", "node", "worker", "insider")
+        for s in ("", "s")
+    },
+    "party": "party",
+    "parties": "party",
+}
+_RISK_QUALIFIERS = frozenset(["safety", "security", "privacy", "misuse", "leakage"])
+_ACTOR_QUALIFIERS = frozenset(
+    ["malicious", "byzantine", "compromised", "adversarial", "dishonest", "untrusted"]
+)
 _OPEN, _CLOSE = frozenset(["—", "–", "--", "(", ":"]), frozenset(["—", "–", "--", ")", ".", ";", ","])
 _NOUNS = ("NN", "NNS", "NNP", "NNPS")
 CONF_THREAT = CONF_PATTERN - 0.1
@@ -150,3 +165,18 @@ def threat_mentions(head: Token, mods: list[Token]) -> list[Mention]:
     for m in out:
         m["rule"] = "threat-phrase"
     return out
+
+
+def qualified_threat(head: Token) -> list[Mention]:
+    """ "safety risks" → safety risk, "malicious users" → malicious user: a qualifier right before the head."""
+    doc, base = head.doc, QUALIFIED_HEADS[head.lower_]
+    if head.i == 0 or head.tag_ not in _NOUNS:
+        return []
+    mod = doc[head.i - 1]
+    qualifiers = _RISK_QUALIFIERS if base == "risk" else _ACTOR_QUALIFIERS
+    if mod.lower_ not in qualifiers:
+        return []
+    start, end = mod.idx, head.idx + len(head)
+    return [
+        mention(start, end, "Threat", f"{mod.lower_} {base}", confidence=CONF_THREAT, rule="threat-phrase")
+    ]

@@ -19,12 +19,18 @@ from kg.extract.common import (
     name_strength,
     token_indices,
 )
-from kg.extract.threats import THREAT_HEADS, threat_mentions
+from kg.extract.threats import QUALIFIED_HEADS, THREAT_HEADS, qualified_threat, threat_mentions
 from kg.extract.words import CUES, STOP_MODS, TASK_HEADS, TITLE_TASK_HEADS, words
 from kg.names import singular
 
 DOMAIN_HEADS = {"agents": "agents", "agent": "agents"}
-_HEADS = TASK_HEADS | TITLE_TASK_HEADS | frozenset(THREAT_HEADS) | frozenset(DOMAIN_HEADS)
+_HEADS = (
+    TASK_HEADS
+    | TITLE_TASK_HEADS
+    | frozenset(THREAT_HEADS)
+    | frozenset(DOMAIN_HEADS)
+    | frozenset(QUALIFIED_HEADS)
+)
 # "the X task", and "a new X dataset/benchmark" (data made for the task X)
 _TASK_NEXT = frozenset(
     ["task", "tasks", "problem", "problems", "dataset", "datasets", "benchmark", "benchmarks"]
@@ -142,6 +148,8 @@ class TopicRules:
                     )
             elif low in THREAT_HEADS:
                 out.extend(threat_mentions(tok, phrase_left(tok)[1]))
+            elif low in QUALIFIED_HEADS:
+                out.extend(qualified_threat(tok))
             elif low in DOMAIN_HEADS:
                 _, mods = phrase_left(tok)
                 while mods and (
