@@ -31,6 +31,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.names import match_key
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, SKOS, XSD, Iris
+from kg.rdf.results import map_results
 from kg.types import EntityRef, Evidence, Extraction
 
 LOW_CONFIDENCE = 0.5
@@ -150,6 +151,7 @@ class GraphMapper:
             self._evidence(add, node, s, rel, o, r.evidence, p, agent)
             self._declare(describe, r.subject, (), declared)
             self._declare(describe, r.object, (), declared)
+        map_results(self, ex, p, agent, add, describe, declared)  # kg:Result nodes (kg/rdf/results.py)
         return MappedPaper(g.value, _dedupe(out), _dedupe(shared))
 
     def _evidence(
