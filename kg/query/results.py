@@ -1,0 +1,346 @@
+"""Reported results: leaderboards per dataset (sorted by the metric's direction, absolute results apart from
+deltas and factors), the results of papers, the metrics reported on a dataset, and side-by-side comparison.
+
+User names and ids become bound terms (VALUES blocks of NamedNodes), never SPARQL text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from pyoxigraph import NamedNode
+
+from kg.query import cursor
+from kg.query.context import QueryContext
+from kg.query.entities import entities_by_iris, resolve
+from kg.query.links import links_by_paper
+from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo
+from kg.query.papers import papers_by_iris
+from kg.query.sparql import integer, iri_or_none, number, text, values
+from kg.store.types import Row
+from kg.types import EntityType
+
+KINDS = ("absolute", "delta", "ratio")
+
+
+@dataclass(frozen=True, slots=True)
+class ResultInfo:
+    """One reported result with its evidence; `rank` is its place in a leaderboard (absolute results only)."""
+
+    id: str  # the result node's IRI
+    paper: PaperInfo
+    value: float
+    unit: str
+    kind: str
+    metric: EntityInfo
+    evidence: str
+    mention: str
+    start: int
+    end: int
+    confidence: float
+    dataset: EntityInfo | None = None
+    method: EntityInfo | None = None
+    baseline: EntityInfo | None = None
+    higher_is_better: bool | None = None
+    rank: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricCount:
+    """A metric reported on a dataset, in how many results and papers, and its direction."""
+
+    metric: EntityInfo
+    results: int
+    papers: int
+    higher_is_better: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComparedPaper:
+    """One column of a comparison: a paper's links by kind and its results."""
+
+    paper: PaperInfo
+    tasks: tuple[LinkInfo, ...]
+    datasets: tuple[LinkInfo, ...]
+    methods: tuple[LinkInfo, ...]
+    models: tuple[LinkInfo, ...]
+    metrics: tuple[LinkInfo, ...]
+    results: tuple[ResultInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Papers side by side; `missing` lists the requested ids that name no paper."""
+
+    papers: tuple[ComparedPaper, ...]
+    missing: tuple[str, ...] = ()
+
+
+_Raw = tuple[str, str, str, float, str, str, str, str, int, int, float, str | None, str | None, str | None]
+
+_SELECT = (
+    "SELECT ?r ?p ?m ?v ?unit ?kind ?ev ?mention ?start ?end ?conf ?ds ?meth ?base WHERE {{ {scope} "
+    "?r kg:metric ?m ; kg:value ?v ; kg:unit ?unit ; kg:resultKind ?kind ; kg:evidence ?ev ; "
+    "kg:mention ?mention ; kg:start ?start ; kg:end ?end ; kg:confidence ?conf ; prov:wasDerivedFrom ?p . "
+    "OPTIONAL {{ ?r kg:onDataset ?ds }} OPTIONAL {{ ?r kg:ofMethod ?meth }} "
+    "OPTIONAL {{ ?r kg:baseline ?base }} {extra} }}"
+)
+
+
+def _raw(row: Row) -> _Raw | None:
+    v = number(row, "v")
+    if v is None:
+        return None
+    return (
+        text(row, "r") or "",
+        text(row, "p") or "",
+        text(row, "m") or "",
+        v,
+        text(row, "unit") or "",
+        text(row, "kind") or "absolute",
+        text(row, "ev") or "",
+        text(row, "mention") or "",
+        integer(row, "start"),
+        integer(row, "end"),
+        number(row, "conf") or 0.0,
+        text(row, "ds"),
+        text(row, "meth"),
+        text(row, "base"),
+    )
+
+
+def directions(ctx: QueryContext, metric_iris: Iterable[str]) -> dict[str, bool]:
+    """`kg:higherIsBetter` of these metrics (from the vocabulary or the results' entity descriptions)."""
+    nodes = sorted({n.value for i in metric_iris if (n := iri_or_none(i)) is not None})
+    if not nodes:
+        return {}
+    scope = values("m", [NamedNode(n) for n in nodes])
+    rows = ctx.select(f"SELECT DISTINCT ?m ?h WHERE {{ {scope} ?m kg:higherIsBetter ?h }}")
+    return {text(r, "m") or "": (text(r, "h") or "").lower() in ("true", "1") for r in rows}
+
+
+def _infos(ctx: QueryContext, raws: Sequence[_Raw]) -> list[ResultInfo]:
+    """ResultInfo records for raw rows: papers and entities fetched in one batch each."""
+    papers = papers_by_iris(ctx, {r[1] for r in raws})
+    ents = entities_by_iris(ctx, {e for r in raws for e in (r[2], r[11], r[12], r[13]) if e})
+    dirs = directions(ctx, {r[2] for r in raws})
+    out = []
+    for r in raws:
+        paper, metric = papers.get(r[1]), ents.get(r[2])
+        if paper is None or metric is None:
+            continue
+        out.append(
+            ResultInfo(
+                id=r[0],
+                paper=paper,
+                value=r[3],
+                unit=r[4],
+                kind=r[5],
+                metric=metric,
+                evidence=r[6],
+                mention=r[7],
+                start=r[8],
+                end=r[9],
+                confidence=r[10],
+                dataset=ents.get(r[11]) if r[11] else None,
+                method=ents.get(r[12]) if r[12] else None,
+                baseline=ents.get(r[13]) if r[13] else None,
+                higher_is_better=dirs.get(r[2]),
+            )
+        )
+    return out
+
+
+def _comparable(r: ResultInfo, percent_metrics: set[str]) -> float:
+    """The value on one scale per metric: a fraction (0.843) beside percentages (84.3%) counts as 84.3."""
+    if r.unit == "" and r.metric.iri in percent_metrics and 0.0 <= r.value <= 1.0:
+        return r.value * 100.0
+    return r.value
+
+
+def rank(rows: Sequence[ResultInfo]) -> list[ResultInfo]:
+    """Leaderboard order: absolute results first, grouped by metric (most reported first), best value first
+    by the metric's direction (higher first when unknown); then deltas and factors, largest first."""
+    percent = {r.metric.iri for r in rows if r.unit == "%"}
+    freq = Counter(r.metric.iri for r in rows if r.kind == "absolute")
+
+    def key(r: ResultInfo) -> tuple[int, int, str, float, float, str]:
+        v = _comparable(r, percent)
+        absolute = r.kind == "absolute"
+        signed = -v if (not absolute or r.higher_is_better is not False) else v
+        return (
+            0 if absolute else 1 + KINDS.index(r.kind) if r.kind in KINDS else 9,
+            -freq.get(r.metric.iri, 0) if absolute else 0,
+            r.metric.name.lower(),
+            signed,
+            -r.confidence,
+            r.paper.id,
+        )
+
+    ordered = sorted(rows, key=key)
+    out: list[ResultInfo] = []
+    place: dict[str, int] = defaultdict(int)
+    for r in ordered:
+        if r.kind == "absolute":
+            place[r.metric.iri] += 1
+            out.append(_with_rank(r, place[r.metric.iri]))
+        else:
+            out.append(r)
+    return out
+
+
+def _with_rank(r: ResultInfo, n: int) -> ResultInfo:
+    return replace(r, rank=n)
+
+
+def _resolved(ctx: QueryContext, name: str | None, type_: EntityType) -> list[str] | None:
+    """IRIs named `name` (an id such as "dataset/imagenet", or a name or alias), variants and narrower ones
+    included; None when no name was given."""
+    if name is None:
+        return None
+    if ctx.iris.type_of_entity_id(name) == type_ and "/" in name:
+        iri = ctx.iris.entity_from_id(name)
+        info = entities_by_iris(ctx, [iri]).get(iri)
+        if info is not None:
+            return sorted(set(resolve(ctx, info.name, type_, expand=True)) | {iri})
+    return resolve(ctx, name, type_, expand=True)
+
+
+def leaderboard_rows(
+    ctx: QueryContext, dataset: str | None, metric: str | None = None, task: str | None = None
+) -> list[ResultInfo]:
+    """Every result on `dataset` (and `metric`, and papers addressing `task`), in leaderboard order; cached
+    per store generation."""
+
+    def compute() -> list[ResultInfo]:
+        ds = _resolved(ctx, dataset, "Dataset")
+        ms = _resolved(ctx, metric, "Metric")
+        ts = _resolved(ctx, task, "Task")
+        if (ds is not None and not ds) or (ms is not None and not ms) or (ts is not None and not ts):
+            return []
+        scope = ""
+        if ds is not None:
+            scope += values("ds", [NamedNode(i) for i in ds]) + " ?r kg:onDataset ?ds . "
+        if ms is not None:
+            scope += values("m", [NamedNode(i) for i in ms]) + " "
+        extra = ""
+        if ts is not None:
+            extra = values("t", [NamedNode(i) for i in ts]) + " ?p kg:addressesTask ?t ."
+        if not scope and not extra:
+            scope = "?r a kg:Result . "
+        rows = ctx.select(_SELECT.format(scope=scope, extra=extra))
+        raws = list({r[0]: r for row in rows if (r := _raw(row)) is not None}.values())
+        return rank(_infos(ctx, raws))
+
+    return ctx.memo.get(ctx.store, ("leaderboard", dataset, metric, task), compute, len)
+
+
+def leaderboard(
+    ctx: QueryContext,
+    dataset: str | None,
+    metric: str | None = None,
+    task: str | None = None,
+    first: int = 20,
+    after: str | None = None,
+) -> Page[ResultInfo]:
+    """One page of the leaderboard; `after` is an opaque cursor from an earlier page."""
+    rows = leaderboard_rows(ctx, dataset, metric, task)
+    start = 0
+    if after is not None:
+        (start,) = cursor.decode("results", after, (int,))
+        start = max(start, 0)
+    items = rows[start : start + max(first, 0)]
+    cursors = tuple(cursor.encode("results", [start + i + 1]) for i in range(len(items)))
+    return Page(
+        items=tuple(items),
+        total=len(rows),
+        has_next=start + len(items) < len(rows),
+        end_cursor=cursors[-1] if cursors else None,
+        cursors=cursors,
+    )
+
+
+def results_by_paper(ctx: QueryContext, paper_iris: Iterable[str]) -> dict[str, list[ResultInfo]]:
+    """The results of each paper, in the order they are stated (cached per store generation)."""
+    nodes = sorted({n.value for i in paper_iris if (n := iri_or_none(i)) is not None})
+    if not nodes:
+        return {}
+
+    def compute(missing: list[str]) -> dict[str, tuple[_Raw, ...]]:
+        scope = values("p", [NamedNode(p) for p in missing]) + " ?p kg:reportsResult ?r . "
+        rows = ctx.select(_SELECT.format(scope=scope, extra=""))
+        found: dict[str, dict[str, _Raw]] = defaultdict(dict)
+        for row in rows:
+            if (r := _raw(row)) is not None:
+                found[r[1]][r[0]] = r
+        return {p: tuple(found[p].values()) for p in missing}
+
+    empty: tuple[_Raw, ...] = ()
+    raw: dict[str, tuple[_Raw, ...]] = ctx.memo.per_node(ctx.store, "results", nodes, compute, empty)
+    infos = _infos(ctx, [r for rs in raw.values() for r in rs])
+    out: dict[str, list[ResultInfo]] = defaultdict(list)
+    for info in infos:
+        out[info.paper.iri].append(info)
+    return {p: sorted(rs, key=lambda r: (r.start, r.end)) for p, rs in out.items()}
+
+
+def paper_results(ctx: QueryContext, paper_id: str) -> list[ResultInfo]:
+    iri = ctx.iris.paper(paper_id)
+    return results_by_paper(ctx, [iri]).get(iri, [])
+
+
+def dataset_metrics(ctx: QueryContext, dataset: str) -> list[MetricCount]:
+    """Which metrics results on `dataset` (a name, alias or id) are reported in, most results first."""
+    rows = leaderboard_rows(ctx, dataset)
+    by_metric: dict[str, list[ResultInfo]] = defaultdict(list)
+    for r in rows:
+        by_metric[r.metric.iri].append(r)
+    out = [
+        MetricCount(rs[0].metric, len(rs), len({r.paper.iri for r in rs}), rs[0].higher_is_better)
+        for rs in by_metric.values()
+    ]
+    out.sort(key=lambda m: (-m.results, m.metric.name.lower()))
+    return out
+
+
+_SLOTS = {"Task": "tasks", "Dataset": "datasets", "Method": "methods", "Model": "models", "Metric": "metrics"}
+
+
+def compare(ctx: QueryContext, paper_ids: Sequence[str]) -> Comparison:
+    """The papers side by side (ORKG-style): tasks, datasets, methods, models, metrics, results, evidence."""
+    ids = list(dict.fromkeys(paper_ids))
+    iris = {pid: ctx.iris.paper(pid) for pid in ids}
+    papers = papers_by_iris(ctx, iris.values())
+    links = links_by_paper(ctx, [i for i in iris.values() if i in papers])
+    results = results_by_paper(ctx, [i for i in iris.values() if i in papers])
+    columns = []
+    for pid in ids:
+        info = papers.get(iris[pid])
+        if info is None:
+            continue
+        slots: dict[str, list[LinkInfo]] = {s: [] for s in _SLOTS.values()}
+        for lk in links.get(info.iri, []):
+            slot = _SLOTS.get(lk.entity.type)
+            if slot is not None:
+                slots[slot].append(lk)
+        columns.append(
+            ComparedPaper(
+                paper=info,
+                tasks=tuple(slots["tasks"]),
+                datasets=tuple(slots["datasets"]),
+                methods=tuple(slots["methods"]),
+                models=tuple(slots["models"]),
+                metrics=tuple(slots["metrics"]),
+                results=tuple(results.get(info.iri, [])),
+            )
+        )
+    missing = tuple(pid for pid in ids if iris[pid] not in papers)
+    return Comparison(tuple(columns), missing)
+
+
+def result_count(ctx: QueryContext) -> int:
+    """How many results the graph holds."""
+    rows = ctx.select("SELECT (COUNT(?r) AS ?n) WHERE { ?r a kg:Result }")
+    return integer(rows[0], "n") if rows else 0
