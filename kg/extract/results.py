@@ -64,7 +64,15 @@ _TIGHT_BEFORE = re.compile(
     r"by nearly|by an average of|by as much as|as high as|as low as|as much as)?\s*[(:=]?\s*$",
     re.I,
 )
-_CLAUSE_BREAK = re.compile(r"[;]|\b(?:while|whereas|but|although|though|however|yet)\b")
+_CLAUSE_BREAK = re.compile(
+    r"[;]|\b(?:while|whereas|but|although|though|however|yet)\b|,\s*and\s+(?:\w+ly\s+)?\w+(?:es|ed|s)\b"
+)
+# "41.3% better generalization": the words right after the value say what it measures, and it is no metric
+_OWN_NOUN = re.compile(
+    r"^\s*(?:higher|lower|better|worse|more|less|fewer|greater|smaller|stronger|faster|slower)\s+"
+    r"(?!than\b|on\b|in\b|over\b|compared\b|improvements?\b|gains?\b|increases?\b|reductions?\b|of\b|"
+    r"for\b|and\b|with\b|at\b|across\b|to\b|relative\b|performance\b|results?\b)[a-z]",
+)
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
 _FRACTION_OF = re.compile(
@@ -299,7 +307,9 @@ def _tie_metric(
                 continue
             cost = float(_words(gap))
             tight = cost <= 2
-        elif m.end <= (first.from_start if first.from_start is not None else first.start):
+        elif m.end <= (
+            first.from_start if first.from_start is not None else first.start
+        ) and not _OWN_NOUN.match(text[last.end : last.end + 40]):
             start = first.from_start if first.from_start is not None else first.start
             gap = text[m.end : start]
             if _CLAUSE_BREAK.search(gap) or any(m.end <= o.start < start for o in others):

@@ -1,0 +1,236 @@
+"""`kg results DATASET [--metric M]` (a leaderboard) and `kg compare ID...` (papers side by side): a table in
+the terminal, or `--format csv|json`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from kg.cli.common import BaseOpt, StoreOpt, app, fail, open_or_fail
+from kg.settings import DEFAULT_BASE_IRI
+
+FORMATS = ("table", "csv", "json")
+LEADERBOARD_COLUMNS = (
+    "rank",
+    "value",
+    "unit",
+    "kind",
+    "metric",
+    "dataset",
+    "method",
+    "baseline",
+    "paper",
+    "title",
+    "confidence",
+    "evidence",
+)
+
+
+def _value(value: float, unit: str) -> str:
+    text = f"{value:g}"
+    return text + ("%" if unit == "%" else "x" if unit == "x" else f" {unit}" if unit else "")
+
+
+def _snippet(evidence: str, mention: str, width: int = 70) -> str:
+    """The part of the evidence sentence around the value, at most `width` characters."""
+    if len(evidence) <= width:
+        return evidence
+    at = max(evidence.find(mention), 0)
+    start = max(0, min(at - width // 2, len(evidence) - width))
+    cut = evidence[start : start + width]
+    return ("…" if start else "") + cut + ("…" if start + width < len(evidence) else "")
+
+
+def leaderboard_records(rows: Any) -> list[dict[str, Any]]:
+    """Plain records of leaderboard rows (kg.query.results.ResultInfo), the CSV/JSON shape."""
+    return [
+        {
+            "rank": r.rank,
+            "value": r.value,
+            "unit": r.unit,
+            "kind": r.kind,
+            "metric": r.metric.name,
+            "higher_is_better": r.higher_is_better,
+            "dataset": r.dataset.name if r.dataset else None,
+            "method": r.method.name if r.method else None,
+            "baseline": r.baseline.name if r.baseline else None,
+            "paper": r.paper.id,
+            "title": r.paper.title,
+            "confidence": r.confidence,
+            "evidence": r.evidence,
+            "mention": r.mention,
+            "start": r.start,
+            "end": r.end,
+        }
+        for r in rows
+    ]
+
+
+def _emit(records: list[dict[str, Any]], fmt: str, columns: tuple[str, ...]) -> None:
+    if fmt == "json":
+        print(json.dumps(records, ensure_ascii=False, indent=1))
+        return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in records:
+        w.writerow({k: "" if r.get(k) is None else r.get(k) for k in columns})
+    sys.stdout.write(buf.getvalue())
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+@app.command()
+def results(
+    dataset: Annotated[str, typer.Argument(help="A dataset name, alias or id (variants are included).")],
+    metric: Annotated[str | None, typer.Option("--metric", help="Only this metric (name or alias).")] = None,
+    task: Annotated[str | None, typer.Option("--task", help="Only papers addressing this task.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="Most rows.")] = 20,
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """The leaderboard of a dataset: results read from abstracts, best first by the metric's direction
+    (absolute results ranked, deltas and factors after them)."""
+    from kg.query import QueryContext
+    from kg.query.results import dataset_metrics, leaderboard
+    from kg.store.types import StoreError
+
+    _check_format(fmt)
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        ctx = QueryContext.open(st, base_iri)
+        page = leaderboard(ctx, dataset, metric=metric, task=task, first=limit)
+        metrics = dataset_metrics(ctx, dataset) if metric is None and fmt == "table" else []
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+    records = leaderboard_records(page.items)
+    if fmt != "table":
+        _emit(records, fmt, LEADERBOARD_COLUMNS)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    if not records:
+        fail(f"no results on {dataset!r}" + (f" in {metric!r}" if metric else ""))
+    title = f"{dataset}" + (f" · {metric}" if metric else "") + f" · {len(records)} of {page.total} results"
+    t = Table(title=title, show_lines=False)
+    for col in ("#", "value", "kind", "metric", "method", "dataset", "paper", "evidence"):
+        t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
+    for r in records:
+        arrow = "" if r["higher_is_better"] is None else (" ↑" if r["higher_is_better"] else " ↓")
+        t.add_row(
+            str(r["rank"] or ""),
+            _value(r["value"], r["unit"]),
+            r["kind"],
+            r["metric"] + arrow,
+            r["method"] or "",
+            r["dataset"] or "",
+            f"{r['paper']}",
+            _snippet(r["evidence"], r["mention"]),
+        )
+    Console().print(t)
+    if metrics:
+        Console().print(
+            "metrics: " + ", ".join(f"{m.metric.name} ({m.results})" for m in metrics), soft_wrap=True
+        )
+
+
+COMPARE_COLUMNS = ("paper", "title", "year", "tasks", "datasets", "methods", "models", "metrics", "results")
+
+
+def compare_records(cmp: Any) -> list[dict[str, Any]]:
+    """Plain records of a comparison (kg.query.results.Comparison): one per paper."""
+
+    def names(links: Any) -> list[str]:
+        return [lk.entity.name for lk in links]
+
+    out = []
+    for c in cmp.papers:
+        out.append(
+            {
+                "paper": c.paper.id,
+                "title": c.paper.title,
+                "year": c.paper.year,
+                "tasks": names(c.tasks),
+                "datasets": names(c.datasets),
+                "methods": names(c.methods),
+                "models": names(c.models),
+                "metrics": names(c.metrics),
+                "results": leaderboard_records(c.results),
+                "evidence": {
+                    lk.entity.name: lk.evidence
+                    for lk in (*c.tasks, *c.datasets, *c.methods, *c.models, *c.metrics)
+                    if lk.evidence
+                },
+            }
+        )
+    return out
+
+
+def _result_text(r: dict[str, Any]) -> str:
+    where = f" on {r['dataset']}" if r["dataset"] else ""
+    kind = "" if r["kind"] == "absolute" else f" ({r['kind']})"
+    return f"{r['metric']} {_value(r['value'], r['unit'])}{kind}{where}"
+
+
+@app.command()
+def compare(
+    ids: Annotated[list[str], typer.Argument(help="Paper ids (two or more).")],
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Papers side by side: tasks, datasets, methods, models, metrics and reported results."""
+    from kg.query import QueryContext
+    from kg.query.results import compare as compare_papers
+    from kg.store.types import StoreError
+
+    _check_format(fmt)
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        cmp = compare_papers(QueryContext.open(st, base_iri), ids)
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+    if cmp.missing:
+        fail(f"no paper with id {', '.join(repr(m) for m in cmp.missing)}")
+    records = compare_records(cmp)
+    if fmt == "json":
+        _emit(records, fmt, COMPARE_COLUMNS)
+        return
+    if fmt == "csv":
+        flat = [
+            {
+                **r,
+                **{k: "; ".join(r[k]) for k in ("tasks", "datasets", "methods", "models", "metrics")},
+                "results": "; ".join(_result_text(x) for x in r["results"]),
+            }
+            for r in records
+        ]
+        _emit(flat, fmt, COMPARE_COLUMNS)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="comparison", show_lines=True)
+    t.add_column("", style="bold")
+    for r in records:
+        t.add_column(f"{r['paper']}", overflow="fold")
+    t.add_row("title", *[r["title"] or "" for r in records])
+    t.add_row("year", *[str(r["year"] or "") for r in records])
+    for key in ("tasks", "datasets", "methods", "models", "metrics"):
+        t.add_row(key, *["\n".join(r[key]) for r in records])
+    t.add_row("results", *["\n".join(_result_text(x) for x in r["results"]) for r in records])
+    Console().print(t)

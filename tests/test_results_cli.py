@@ -1,0 +1,114 @@
+"""`kg results` and `kg compare` end to end: inline abstracts built by the real `kg build` into an on-disk
+store, then read through the CLI in subprocesses (table, CSV, JSON, one-line errors)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAPERS = [
+    {
+        "id": "r-alpha",
+        "title": "AlphaNet: sparse vision transformers",
+        "abstract": "We propose AlphaNet, a sparse vision transformer. "
+        "AlphaNet achieves 84.3% top-1 accuracy on "
+        "ImageNet with half the compute.",
+    },
+    {
+        "id": "r-beta",
+        "title": "BetaNet: dense vision transformers",
+        "abstract": "We propose BetaNet, a dense vision transformer. "
+        "BetaNet reaches 86.1% top-1 accuracy on ImageNet. "
+        "As a generator it obtains an FID of 2.5 on ImageNet.",
+    },
+    {
+        "id": "r-gamma",
+        "title": "GammaGAN: faster adversarial generators",
+        "abstract": "We propose GammaGAN, a generative adversarial network. "
+        "GammaGAN reduces FID from 3.1 to 1.9 on "
+        "ImageNet and samples 4x faster than StyleGAN2.",
+    },
+]
+
+
+def kg(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kg", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"kg {args} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("results-cli")
+    src = d / "papers.jsonl"
+    src.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    kg("build", src, "--store", d / "store")
+    return d / "store"
+
+
+def test_leaderboard_json_sorted_by_direction(store: Path) -> None:
+    acc = json.loads(
+        kg("results", "ImageNet", "--metric", "top-1 accuracy", "--format", "json", "--store", store).stdout
+    )
+    assert [(r["paper"], r["value"], r["rank"]) for r in acc] == [("r-beta", 86.1, 1), ("r-alpha", 84.3, 2)]
+    assert acc[0]["higher_is_better"] is True and acc[0]["evidence"].startswith("BetaNet reaches 86.1%")
+    fid = json.loads(
+        kg("results", "imagenet", "--metric", "FID", "--format", "json", "--store", store).stdout
+    )
+    assert [(r["paper"], r["value"]) for r in fid] == [("r-gamma", 1.9), ("r-beta", 2.5)]
+    assert fid[0]["higher_is_better"] is False
+
+
+def test_leaderboard_csv_and_table(store: Path) -> None:
+    rows = list(
+        csv.DictReader(io.StringIO(kg("results", "ImageNet", "--format", "csv", "--store", store).stdout))
+    )
+    assert {r["paper"] for r in rows} == {"r-alpha", "r-beta", "r-gamma"}
+    assert rows[0]["metric"] and rows[0]["evidence"]
+    table = kg("results", "ImageNet", "--store", store).stdout
+    assert "86.1%" in table and "top-1 accuracy" in table and "metrics:" in table
+
+
+def test_compare_json_and_table(store: Path) -> None:
+    cols = json.loads(kg("compare", "r-alpha", "r-gamma", "--format", "json", "--store", store).stdout)
+    assert [c["paper"] for c in cols] == ["r-alpha", "r-gamma"]
+    assert "ImageNet" in cols[0]["datasets"] and "AlphaNet" in cols[0]["methods"]
+    assert [(r["metric"], r["value"]) for r in cols[1]["results"]][:1] == [
+        ("Frechet Inception Distance", 1.9)
+    ]
+    table = kg("compare", "r-alpha", "r-beta", "--store", store).stdout
+    assert "AlphaNet" in table and "BetaNet" in table and "results" in table
+    flat = list(
+        csv.DictReader(
+            io.StringIO(kg("compare", "r-alpha", "r-beta", "--format", "csv", "--store", store).stdout)
+        )
+    )
+    assert flat[1]["paper"] == "r-beta" and "86.1%" in flat[1]["results"]
+
+
+def test_errors_are_one_line(store: Path) -> None:
+    for args in (
+        ("compare", "r-alpha", "no-such-paper"),
+        ("results", "NoSuchSet"),
+        ("results", "ImageNet", "--format", "xml"),
+    ):
+        proc = kg(*args, "--store", store, check=False)
+        assert (
+            proc.returncode == 1 and proc.stderr.startswith("error:") and len(proc.stderr.splitlines()) == 1
+        )
