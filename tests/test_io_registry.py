@@ -19,7 +19,7 @@ from kg.types import Paper, ReadProblem
 @pytest.fixture
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registrations made by a test vanish after it, so other tests see only the built-in readers."""
-    monkeypatch.setattr(registry, "_READERS", dict(registry._READERS))
+    monkeypatch.setattr(registry, "_READERS", registry._READERS.copy())
     monkeypatch.setattr(registry, "_BY_EXTENSION", dict(registry._BY_EXTENSION))
 
 
@@ -49,7 +49,7 @@ def test_unknown_format_raises_at_call_time(tmp_path: Path) -> None:
 
 def test_lazy_loader_string_is_imported_on_first_use(scratch_registry: None) -> None:
     register_reader("lazy-test", (".lazytest",), "kg.io.text:read_text")
-    assert registry._READERS["lazy-test"].loaded is None
+    assert not registry._READERS.is_loaded("lazy-test")
     assert get_loader("lazy-test").__name__ == "read_text"
     assert format_for_extension(".lazytest") == "lazy-test"
 

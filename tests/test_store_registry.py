@@ -35,7 +35,7 @@ def test_registered_backend_gets_the_options(monkeypatch: pytest.MonkeyPatch) ->
     import kg.store
 
     # a private copy of the registry for this test: the fake backend must not outlive it
-    monkeypatch.setattr(kg.store, "_BACKENDS", dict(kg.store._BACKENDS))
+    monkeypatch.setattr(kg.store, "_BACKENDS", kg.store._BACKENDS.copy())
     seen: dict[str, Any] = {}
 
     def factory(location: str, **options: Any) -> EmbeddedStore:

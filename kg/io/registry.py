@@ -3,10 +3,9 @@ imported on first use (like rdflib's plugin registry), so an unused reader costs
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from kg.registry import Registry
 from kg.types import Paper, ReadProblem
 
 # A loader turns the decoded text of one input, and the file name used for provenance, into records.
@@ -17,15 +16,7 @@ class ReaderError(ValueError):
     """A caller mistake, such as an unknown format name. Bad *data* never raises: it yields ReadProblems."""
 
 
-@dataclass(slots=True)
-class _Entry:
-    name: str
-    extensions: tuple[str, ...]
-    target: Loader | str  # a callable, or "package.module:function" imported lazily
-    loaded: Loader | None = None
-
-
-_READERS: dict[str, _Entry] = {}
+_READERS: Registry[Loader] = Registry("loader")
 _BY_EXTENSION: dict[str, str] = {}
 
 
@@ -40,22 +31,19 @@ def register_reader(name: str, extensions: Iterable[str], loader: Loader | str) 
     key = name.strip().lower()
     if not key:
         raise ReaderError("a reader needs a non-empty name")
-    if isinstance(loader, str) and ":" not in loader:
-        raise ReaderError(f"lazy loader {loader!r} must look like 'package.module:function'")
-    exts = tuple(_norm_ext(e) for e in extensions)
-    old = _READERS.get(key)
-    if old is not None:
-        for ext in old.extensions:
-            if _BY_EXTENSION.get(ext) == key:
-                del _BY_EXTENSION[ext]
-    _READERS[key] = _Entry(key, exts, loader)
-    for ext in exts:
-        _BY_EXTENSION[ext] = key
+    try:
+        _READERS.register(key, loader)
+    except ValueError as exc:
+        raise ReaderError(str(exc)) from None
+    for ext in [e for e, n in _BY_EXTENSION.items() if n == key]:  # a replaced reader's old extensions
+        del _BY_EXTENSION[ext]
+    for ext in extensions:
+        _BY_EXTENSION[_norm_ext(ext)] = key
 
 
 def available_formats() -> list[str]:
     """Names of the registered formats, sorted."""
-    return sorted(_READERS)
+    return _READERS.names()
 
 
 def format_for_extension(ext: str) -> str | None:
@@ -65,21 +53,14 @@ def format_for_extension(ext: str) -> str | None:
 
 def get_loader(name: str) -> Loader:
     """The loader of format `name`, importing it on first use; ReaderError if there is no such format."""
-    entry = _READERS.get(name.strip().lower())
-    if entry is None:
-        raise ReaderError(f"unknown input format {name!r}; available: {', '.join(available_formats())}")
-    loaded = entry.loaded
-    if loaded is None:
-        if isinstance(entry.target, str):
-            module_name, _, attr = entry.target.partition(":")
-            try:
-                loaded = getattr(importlib.import_module(module_name), attr)
-            except (ImportError, AttributeError) as exc:
-                raise ReaderError(f"reader {entry.name!r} cannot be loaded: {exc}") from exc
-        else:
-            loaded = entry.target
-        entry.loaded = loaded
-    return loaded
+    key = name.strip().lower()
+    try:
+        return _READERS.get(key)
+    except KeyError:
+        known = ", ".join(available_formats())
+        raise ReaderError(f"unknown input format {name!r}; available: {known}") from None
+    except (ImportError, AttributeError) as exc:
+        raise ReaderError(f"reader {key!r} cannot be loaded: {exc}") from exc
 
 
 def _register_builtins() -> None:

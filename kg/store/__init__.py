@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from kg.registry import Registry
 from kg.store.types import BadQuery, QueryTimeout, Row, Store, StoreError, Term, TooManyRows
 from kg.store.version import FORMAT_VERSION, StoreFormatError
 
@@ -25,18 +25,18 @@ __all__ = ["BadQuery", "FORMAT_VERSION", "QueryTimeout", "Row", "Store", "StoreE
 Factory = Callable[..., Store]  # factory(location, *, base_iri, read_only, create) -> Store
 
 # scheme -> "module:attribute" (imported on first use) or a factory registered at run time
-_BACKENDS: dict[str, str | Factory] = {
+_BACKENDS: Registry[Factory] = Registry("store backend", {
     "": "kg.store.embedded:EmbeddedStore",
     "file": "kg.store.embedded:EmbeddedStore",
     "memory": "kg.store.embedded:EmbeddedStore",
     "http": "kg.store.remote:RemoteStore",
     "https": "kg.store.remote:RemoteStore",
-}
+})
 
 
 def register_backend(scheme: str, factory: Factory | str) -> None:
     """Make `open_store("scheme:...")` use `factory` (a callable or a lazy "module:attribute")."""
-    _BACKENDS[scheme.lower()] = factory
+    _BACKENDS.register(scheme.lower(), factory)
 
 
 def _scheme(location: str) -> str:
@@ -52,13 +52,10 @@ def open_store(location: str, *, base_iri: str, read_only: bool = False, create:
     Every backend checks the store's format version (kg.store.version) and raises StoreFormatError for
     a layout it does not read; `upgrade=True` (for `kg migrate` only) lets an older layout open."""
     scheme = _scheme(location)
-    target = _BACKENDS.get(scheme)
-    if target is None:
-        known = ", ".join(sorted(s + ":" for s in _BACKENDS if s))
+    if scheme not in _BACKENDS:
+        known = ", ".join(sorted(s + ":" for s in _BACKENDS.names() if s))
         raise StoreError(f"no store backend for {scheme}: (known: {known}, or a directory path)")
-    if isinstance(target, str):
-        module, _, attr = target.partition(":")
-        target = _BACKENDS[scheme] = getattr(importlib.import_module(module), attr)
+    target = _BACKENDS.get(scheme)
     if scheme == "memory":
         path: str | None = None
     elif scheme == "file":
