@@ -6,23 +6,18 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from starlette.config import Config
+
 DEFAULT_BASE_IRI = "https://w3id.org/paperkg/"
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    try:
-        return int(raw) if raw else default
-    except ValueError:
-        return default
+class SettingsError(ValueError):
+    """A KG_* variable holds a value its setting cannot take; the one-line message names the variable."""
 
 
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    try:
-        return float(raw) if raw else default
-    except ValueError:
-        return default
+def _environment() -> Config:
+    """The KG_* variables as a starlette Config; an empty value counts as unset (`KG_MAX_PAGE= kg serve`)."""
+    return Config(environ={k: v for k, v in os.environ.items() if k.startswith("KG_") and v.strip()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +40,23 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
-        """Settings from KG_* environment variables, then explicit (non-None) overrides such as CLI flags."""
-        d = cls()
-        base = cls(
-            store=os.environ.get("KG_STORE") or d.store,
-            base_iri=os.environ.get("KG_BASE_IRI") or DEFAULT_BASE_IRI,
-            api_token=os.environ.get("KG_API_TOKEN") or None,
-            max_depth=_env_int("KG_MAX_DEPTH", d.max_depth),
-            max_aliases=_env_int("KG_MAX_ALIASES", d.max_aliases),
-            max_tokens=_env_int("KG_MAX_TOKENS", d.max_tokens),
-            max_page=_env_int("KG_MAX_PAGE", d.max_page),
-            query_timeout_s=_env_float("KG_QUERY_TIMEOUT", d.query_timeout_s),
-            sparql_row_cap=_env_int("KG_SPARQL_ROW_CAP", d.sparql_row_cap),
-            sparql_workers=_env_int("KG_SPARQL_WORKERS", d.sparql_workers),
-        )
+        """Settings from KG_* environment variables, then explicit (non-None) overrides such as CLI flags;
+        SettingsError (naming the variable) for a value that is not a number where one is needed."""
+        d, env = cls(), _environment()
+        try:
+            base = cls(
+                store=env("KG_STORE", default=d.store),
+                base_iri=env("KG_BASE_IRI", default=DEFAULT_BASE_IRI),
+                api_token=env("KG_API_TOKEN", default=None),
+                max_depth=env("KG_MAX_DEPTH", cast=int, default=d.max_depth),
+                max_aliases=env("KG_MAX_ALIASES", cast=int, default=d.max_aliases),
+                max_tokens=env("KG_MAX_TOKENS", cast=int, default=d.max_tokens),
+                max_page=env("KG_MAX_PAGE", cast=int, default=d.max_page),
+                query_timeout_s=env("KG_QUERY_TIMEOUT", cast=float, default=d.query_timeout_s),
+                sparql_row_cap=env("KG_SPARQL_ROW_CAP", cast=int, default=d.sparql_row_cap),
+                sparql_workers=env("KG_SPARQL_WORKERS", cast=int, default=d.sparql_workers),
+            )
+        except ValueError as exc:  # starlette: "Config 'KG_MAX_DEPTH' has value 'deep'. Not a valid int."
+            raise SettingsError(str(exc)) from None
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(base, **given)

@@ -1,8 +1,11 @@
-"""kg.settings: env first, explicit flags over it."""
+"""kg.settings: env first, explicit flags over it; a malformed KG_* value fails loudly, naming it."""
+
+import subprocess
+import sys
 
 import pytest
 
-from kg.settings import Settings
+from kg.settings import Settings, SettingsError
 
 
 def test_env_sets_store_and_token(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,6 +25,36 @@ def test_none_flags_do_not_override(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings.from_env(max_page=None).max_page == 50
 
 
-def test_bad_numbers_in_env_fall_back_to_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_numbers_are_cast(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_QUERY_TIMEOUT", "2.5")
+    monkeypatch.setenv("KG_SPARQL_WORKERS", "0")
+    s = Settings.from_env()
+    assert (s.query_timeout_s, s.sparql_workers) == (2.5, 0)
+
+
+@pytest.mark.parametrize(("name", "value", "kind"), [
+    ("KG_MAX_DEPTH", "deep", "int"),
+    ("KG_MAX_PAGE", "1.5", "int"),
+    ("KG_QUERY_TIMEOUT", "5s", "float"),
+    ("KG_SPARQL_WORKERS", "two", "int"),
+])
+def test_malformed_numbers_fail_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, kind: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=rf"^Config '{name}' has value '{value}'\. Not a valid {kind}\.$"):
+        Settings.from_env()
+
+
+def test_empty_values_count_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("KG_STORE", "KG_API_TOKEN", "KG_MAX_DEPTH", "KG_QUERY_TIMEOUT"):
+        monkeypatch.setenv(name, "")
+    assert Settings.from_env() == Settings()
+
+
+def test_kg_serve_says_it_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KG_MAX_DEPTH", "deep")
-    assert Settings.from_env().max_depth == Settings().max_depth
+    done = subprocess.run([sys.executable, "-m", "kg", "serve", "--store", "memory:"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "KG_MAX_DEPTH" in done.stderr and len(done.stderr.strip().splitlines()) == 1

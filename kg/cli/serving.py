@@ -17,7 +17,7 @@ from kg.cli.common import (
     open_or_fail,
     read_or_fail,
 )
-from kg.settings import DEFAULT_BASE_IRI, Settings
+from kg.settings import DEFAULT_BASE_IRI, Settings, SettingsError
 
 
 @app.command()
@@ -38,7 +38,10 @@ def serve(
     from api import create_app
     from kg.build import build_into_store
 
-    settings = Settings.from_env(store=store, base_iri=base_iri)
+    try:
+        settings = Settings.from_env(store=store, base_iri=base_iri)
+    except SettingsError as exc:
+        fail(str(exc))
     local = "://" not in store and not store.startswith("memory:")
     fresh = local and not Path(store).exists()
     st = open_or_fail(store, base_iri)
