@@ -23,6 +23,7 @@ from api.errors import PublicError, should_mask
 from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
 from api.loaders import off_loop
 from api.page import check_range
+from api.results import ResultsQuery
 from api.types import (
     Entity,
     EntityConnection,
@@ -50,7 +51,7 @@ log = logging.getLogger("api.graphql")
 
 
 @strawberry.type
-class Query:
+class Query(ResultsQuery):
     @strawberry.field(description="Papers matching every filter (names match canonical names or aliases).")
     async def papers(
         self,

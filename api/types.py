@@ -8,6 +8,7 @@ import strawberry
 
 from api.context import ApiInfo
 from api.page import check_range
+from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
 from kg.types import PAPER_RELATIONS
@@ -44,7 +45,7 @@ class Link:
 
 
 @strawberry.type
-class Paper:
+class Paper(PaperResults):
     id: strawberry.ID
     iri: str
     title: str | None
@@ -120,7 +121,7 @@ class PaperConnection:
 
 
 @strawberry.type
-class Entity:
+class Entity(EntityMetrics):
     id: strawberry.ID
     iri: str
     name: str

@@ -1,0 +1,222 @@
+"""GraphQL for reported results: `results(dataset:, metric:, task:, first:, after:)` (a leaderboard),
+`compare(papers:)`, and the fields `Paper.results` and `Entity.metrics` (mixed into those types). Thin: every
+resolver calls kg.query.results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+
+from api.context import ApiInfo
+from api.errors import PublicError
+from api.loaders import off_loop
+from api.page import check_range
+from kg.query import EntityInfo, LinkInfo, Page, PaperInfo
+from kg.query import results as qr
+
+if TYPE_CHECKING:
+    from api.types import Entity, Link, Paper
+
+MAX_COMPARE = 20  # papers in one comparison
+
+LazyPaper = Annotated["Paper", strawberry.lazy("api.types")]
+LazyEntity = Annotated["Entity", strawberry.lazy("api.types")]
+LazyLink = Annotated["Link", strawberry.lazy("api.types")]
+
+
+def _paper(p: PaperInfo) -> Paper:
+    from api.types import Paper
+
+    return Paper.of(p)
+
+
+def _entity(e: EntityInfo | None) -> Entity | None:
+    from api.types import Entity
+
+    return None if e is None else Entity.of(e)
+
+
+@strawberry.type(name="Result", description="A result an abstract reports, with the evidence of its value.")
+class ResultNode:
+    id: strawberry.ID
+    value: float
+    unit: str = strawberry.field(description='"%", "points", "x" (a factor), "dB" or "" (a bare score).')
+    kind: str = strawberry.field(description='"absolute", "delta" (an improvement) or "ratio" (a factor).')
+    metric: LazyEntity
+    higher_is_better: bool | None = strawberry.field(description="The metric's direction (None: it depends).")
+    dataset: LazyEntity | None
+    method: LazyEntity | None = strawberry.field(description="The paper's method or model it belongs to.")
+    baseline: LazyEntity | None
+    paper: LazyPaper
+    evidence: str = strawberry.field(description="The sentence stating the value.")
+    mention: str
+    start: int = strawberry.field(description="Offset of the value in the abstract.")
+    end: int
+    confidence: float
+    rank: int | None = strawberry.field(description="Place on the leaderboard (absolute results only).")
+
+    @classmethod
+    def of(cls, r: qr.ResultInfo) -> ResultNode:
+        metric = _entity(r.metric)
+        assert metric is not None
+        return cls(
+            id=strawberry.ID(r.id),
+            value=r.value,
+            unit=r.unit,
+            kind=r.kind,
+            metric=metric,
+            higher_is_better=r.higher_is_better,
+            dataset=_entity(r.dataset),
+            method=_entity(r.method),
+            baseline=_entity(r.baseline),
+            paper=_paper(r.paper),
+            evidence=r.evidence,
+            mention=r.mention,
+            start=r.start,
+            end=r.end,
+            confidence=r.confidence,
+            rank=r.rank,
+        )
+
+
+@strawberry.type
+class ResultEdge:
+    cursor: str
+    node: ResultNode
+
+
+@strawberry.type
+class ResultPageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type(
+    description="A leaderboard: absolute results best first by the metric's direction, then "
+    "deltas and factors, largest first."
+)
+class ResultConnection:
+    total_count: int
+    edges: list[ResultEdge]
+    page_info: ResultPageInfo
+
+    @classmethod
+    def of(cls, page: Page[qr.ResultInfo]) -> ResultConnection:
+        return cls(
+            total_count=page.total,
+            edges=[
+                ResultEdge(cursor=c, node=ResultNode.of(r))
+                for r, c in zip(page.items, page.cursors, strict=True)
+            ],
+            page_info=ResultPageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
+
+
+@strawberry.type(description="A metric reported on a dataset: how many results and papers.")
+class MetricCount:
+    metric: LazyEntity
+    results: int
+    papers: int
+    higher_is_better: bool | None
+
+
+@strawberry.type(description="One paper of a comparison: its links by kind, with evidence, and its results.")
+class ComparedPaper:
+    paper: LazyPaper
+    tasks: list[LazyLink]
+    datasets: list[LazyLink]
+    methods: list[LazyLink]
+    models: list[LazyLink]
+    metrics: list[LazyLink]
+    results: list[ResultNode]
+
+
+def _links(links: tuple[LinkInfo, ...]) -> list[Link]:
+    from api.types import Entity, Link
+
+    return [
+        Link(relation=x.relation, entity=Entity.of(x.entity), evidence=x.evidence, confidence=x.confidence)
+        for x in links
+    ]
+
+
+@strawberry.type
+class ResultsQuery:
+    """The Query fields of results (the schema's Query inherits them)."""
+
+    @strawberry.field(
+        description="A leaderboard of reported results on a dataset (name, alias or id; variants included), "
+        "optionally for one metric and papers addressing a task."
+    )
+    async def results(
+        self,
+        info: ApiInfo,
+        dataset: str | None = None,
+        metric: str | None = None,
+        task: str | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> ResultConnection:
+        check_range("first", first, 0, info.context.settings.max_page)
+        if dataset is None and metric is None and task is None:
+            raise PublicError("results needs at least one of dataset, metric, task")
+        page = await off_loop(qr.leaderboard, info.context.query, dataset, metric, task, first, after)
+        return ResultConnection.of(page)
+
+    @strawberry.field(description="Papers side by side: tasks, datasets, methods, models, metrics, results.")
+    async def compare(self, info: ApiInfo, papers: list[strawberry.ID]) -> list[ComparedPaper]:
+        check_range("number of papers", len(papers), 1, MAX_COMPARE)
+        cmp = await off_loop(qr.compare, info.context.query, [str(p) for p in papers])
+        if cmp.missing:
+            raise PublicError(f"no paper with id {', '.join(repr(m[:100]) for m in cmp.missing)}")
+        return [
+            ComparedPaper(
+                paper=_paper(c.paper),
+                tasks=_links(c.tasks),
+                datasets=_links(c.datasets),
+                methods=_links(c.methods),
+                models=_links(c.models),
+                metrics=_links(c.metrics),
+                results=[ResultNode.of(r) for r in c.results],
+            )
+            for c in cmp.papers
+        ]
+
+
+@strawberry.type
+class PaperResults:
+    """`Paper.results` (mixed into api.types.Paper)."""
+
+    if TYPE_CHECKING:
+        iri: str
+
+    @strawberry.field(description="Results stated in the abstract, in text order, with evidence.")
+    async def results(self, info: ApiInfo) -> list[ResultNode]:
+        found = await off_loop(qr.results_by_paper, info.context.query, [self.iri])
+        return [ResultNode.of(r) for r in found.get(self.iri, [])]
+
+
+@strawberry.type
+class EntityMetrics:
+    """`Entity.metrics` (mixed into api.types.Entity): for a dataset, the metrics results on it use."""
+
+    if TYPE_CHECKING:
+        id: strawberry.ID
+
+    @strawberry.field(description="For a dataset: the metrics its reported results use, most results first.")
+    async def metrics(self, info: ApiInfo) -> list[MetricCount]:
+        if not str(self.id).startswith("dataset/"):
+            return []
+        found = await off_loop(qr.dataset_metrics, info.context.query, str(self.id))
+        from api.types import Entity
+
+        return [
+            MetricCount(
+                metric=Entity.of(m.metric),
+                results=m.results,
+                papers=m.papers,
+                higher_is_better=m.higher_is_better,
+            )
+            for m in found
+        ]

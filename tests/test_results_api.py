@@ -1,0 +1,156 @@
+"""GraphQL results, Paper.results, Entity.metrics and compare over real HTTP: the bundled sample built by
+the real pipeline plus hand-made papers with results, in one embedded store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fixtures_api import BASE, Server, sample_store, serve
+
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Result
+from kg.write import write_extractions
+
+IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
+FID = EntityRef("Metric", "Frechet Inception Distance")
+ACC = EntityRef("Metric", "top-1 accuracy")
+
+
+def _made(pid: str, name: str, rows: list[tuple[float, str, EntityRef]]) -> Extraction:
+    abstract = " ".join(f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows)
+    own = EntityRef("Method", name)
+    results, at = [], 0
+    for v, u, m in rows:
+        mention = f"{v:g}{u}"
+        sent_start = abstract.index(f"{name} reaches {mention}", at)
+        sent = f"{name} reaches {mention} {m.name} on ImageNet."
+        s = sent_start + len(name) + 9
+        results.append(
+            Result(
+                v,
+                u,
+                "absolute",
+                m,
+                Evidence(sent, mention, s, s + len(mention), 0.9),
+                dataset=IMAGENET,
+                method=own,
+            )
+        )
+        at = sent_start + len(sent)
+    ev = Evidence(abstract, name, 0, len(name), 0.9)
+    links = (
+        Link("proposes", own, ev),
+        Link("usesDataset", IMAGENET, ev),
+        Link("reportsMetric", rows[0][2], ev),
+    )
+    return Extraction(
+        Paper(pid, abstract, title=f"{name}: a test"), links, extractor_version="t", results=tuple(results)
+    )
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    store = sample_store()
+    made = [
+        _made("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)]),
+        _made("x-2", "SigmaGAN", [(1.9, "", FID)]),
+        _made("x-3", "TauGAN", [(4.4, "", FID)]),
+    ]
+    write_extractions(store, made, GraphMapper(Iris(BASE)))
+    yield from serve(store)
+
+
+def post(server: Server, query: str, **variables: Any) -> dict[str, Any]:
+    r = httpx.post(server.url + "/graphql", json={"query": query, "variables": variables}, timeout=60)
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def gql(server: Server, query: str, **variables: Any) -> dict[str, Any]:
+    body = post(server, query, **variables)
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+BOARD = """query($d: String, $m: String, $first: Int!, $after: String) {
+  results(dataset: $d, metric: $m, first: $first, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor }
+    edges { cursor node { value unit kind rank higherIsBetter metric { name } dataset { name }
+                          method { name } paper { id } evidence start end confidence } } } }"""
+
+
+def test_fid_leaderboard_lower_first(server: Server) -> None:
+    data = gql(server, BOARD, d="imagenet", m="FID", first=10)["results"]
+    nodes = [e["node"] for e in data["edges"]]
+    assert [(n["paper"]["id"], n["value"], n["rank"]) for n in nodes] == [
+        ("x-2", 1.9, 1),
+        ("x-1", 2.7, 2),
+        ("x-3", 4.4, 3),
+    ]
+    assert nodes[0]["higherIsBetter"] is False and nodes[0]["method"]["name"] == "SigmaGAN"
+    assert nodes[0]["evidence"] == "SigmaGAN reaches 1.9 Frechet Inception Distance on ImageNet."
+
+
+def test_pages_follow_cursors(server: Server) -> None:
+    first = gql(server, BOARD, d="ImageNet", m="FID", first=2)["results"]
+    assert first["totalCount"] == 3 and first["pageInfo"]["hasNextPage"] is True
+    rest = gql(server, BOARD, d="ImageNet", m="FID", first=2, after=first["pageInfo"]["endCursor"])["results"]
+    assert [e["node"]["value"] for e in rest["edges"]] == [4.4] and rest["pageInfo"]["hasNextPage"] is False
+
+
+def test_sample_result_from_the_real_pipeline(server: Server) -> None:
+    data = gql(server, BOARD, d="GenImage", m=None, first=5)["results"]
+    node = data["edges"][0]["node"]
+    assert (node["value"], node["unit"], node["metric"]["name"], node["paper"]["id"]) == (
+        98.0,
+        "%",
+        "accuracy",
+        "seed-07",
+    )
+    assert "98% accuracy" in node["evidence"]
+
+
+def test_paper_results_and_dataset_metrics(server: Server) -> None:
+    data = gql(
+        server,
+        '{ paper(id: "x-1") { results { value unit metric { name } dataset { id } } } '
+        'entity(id: "dataset/imagenet") { metrics { metric { name } results papers higherIsBetter } } '
+        'other: entity(id: "metric/accuracy") { metrics { results } } }',
+    )
+    assert [(r["value"], r["unit"], r["metric"]["name"]) for r in data["paper"]["results"]] == [
+        (2.7, "", "Frechet Inception Distance"),
+        (80.1, "%", "top-1 accuracy"),
+    ]
+    assert data["entity"]["metrics"][0] == {
+        "metric": {"name": "Frechet Inception Distance"},
+        "results": 3,
+        "papers": 3,
+        "higherIsBetter": False,
+    }
+    assert data["other"]["metrics"] == []
+
+
+def test_compare_side_by_side_with_evidence(server: Server) -> None:
+    data = gql(
+        server,
+        '{ compare(papers: ["x-1", "seed-07"]) { paper { id } methods { entity { name } } '
+        "datasets { entity { name } evidence } results { value metric { name } } } }",
+    )
+    a, b = data["compare"]
+    assert (a["paper"]["id"], b["paper"]["id"]) == ("x-1", "seed-07")
+    assert [m["entity"]["name"] for m in a["methods"]] == ["OmegaGAN"]
+    assert b["datasets"][0]["entity"]["name"] == "GenImage" and b["datasets"][0]["evidence"]
+    assert [r["value"] for r in b["results"]] == [98.0]
+
+
+def test_bad_requests_are_clear_errors(server: Server) -> None:
+    body = post(server, '{ compare(papers: ["x-1", "no-such"]) { paper { id } } }')
+    assert "no paper with id 'no-such'" in body["errors"][0]["message"]
+    body = post(server, "{ results { totalCount } }")
+    assert "at least one of dataset, metric, task" in body["errors"][0]["message"]
+    body = post(server, BOARD, d="ImageNet", m=None, first=2, after="forged")
+    assert body["errors"]
