@@ -156,7 +156,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             Route("/sparql", sparql.handle, methods=["GET", "POST"]),
             Route("/export", make_export(ctx), methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
-            *explorer.routes(),
+            *explorer.routes(ctx),
         ],
         middleware=[
             Middleware(SecurityHeaders),

@@ -25,6 +25,7 @@ from api.loaders import off_loop
 from api.page import check_range
 from api.results import ResultsQuery
 from api.types import (
+    Cooccurrence,
     Entity,
     EntityConnection,
     EntityType,
@@ -128,6 +129,26 @@ class Query(ResultsQuery):
         if found is None:
             raise PublicError(f"no paper or entity with id {str(id)[:100]!r}")
         return Subgraph.of(found)
+
+    @strawberry.field(
+        description="The entities sharing the most papers with an entity (of `types`), strongest first, "
+        "with their strongest links among themselves; its papers too when it has at most `maxPapers`."
+    )
+    async def cooccurrence(
+        self,
+        info: ApiInfo,
+        id: strawberry.ID,
+        first: int = 30,
+        types: list[EntityType] | None = None,
+        max_papers: int = 12,
+    ) -> Cooccurrence:
+        check_range("first", first, 1, info.context.settings.max_page)
+        check_range("maxPapers", max_papers, 0, info.context.settings.max_page)
+        kinds = [t.value for t in types or ()]
+        found = await off_loop(q.ring, info.context.query, str(id), first, kinds, max_papers)
+        if found is None:
+            raise PublicError(f"no paper or entity with id {str(id)[:100]!r}")
+        return Cooccurrence.of(found)
 
     @strawberry.field(description="Ranked full-text search over titles, abstracts and entity names.")
     async def search(self, info: ApiInfo, text: str, first: int = 10) -> list[SearchHit]:

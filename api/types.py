@@ -11,6 +11,7 @@ from api.page import check_range
 from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
+from kg.query.graph import Ring as RingRecord
 from kg.types import PAPER_RELATIONS
 from kg.types import EntityType as KgEntityType
 
@@ -247,6 +248,52 @@ class Subgraph:
                 for e in g.edges
             ],
             truncated=g.truncated,
+        )
+
+
+@strawberry.type(description="A node of an entity's co-occurrence map.")
+class CoNode:
+    id: strawberry.ID
+    label: str
+    type: str
+    papers: int = strawberry.field(description="Papers linked to this entity (links of a paper node).")
+    shared: int | None = strawberry.field(description="Papers shared with the centre (None for it).")
+
+
+@strawberry.type(description="Two nodes of a co-occurrence map and the papers they share.")
+class CoEdge:
+    source: strawberry.ID
+    target: strawberry.ID
+    relation: str = strawberry.field(description='"cooccurs", or the relation of a paper\'s link.')
+    weight: int
+
+
+@strawberry.type(description="An entity and the entities sharing the most papers with it.")
+class Cooccurrence:
+    center: strawberry.ID
+    nodes: list[CoNode]
+    edges: list[CoEdge]
+    more: int = strawberry.field(description="Co-occurring entities left out by `first`.")
+    paper_count: int
+    papers_drawn: bool = strawberry.field(description="True when the centre's papers are nodes too.")
+
+    @classmethod
+    def of(cls, r: RingRecord) -> Cooccurrence:
+        return cls(
+            center=strawberry.ID(r.nodes[0].id),
+            nodes=[
+                CoNode(id=strawberry.ID(n.id), label=n.label, type=n.type, papers=n.degree,
+                       shared=r.shared.get(n.id) if i else None)
+                for i, n in enumerate(r.nodes)
+            ],
+            edges=[
+                CoEdge(source=strawberry.ID(e.source), target=strawberry.ID(e.target), relation=e.relation,
+                       weight=e.weight)
+                for e in r.edges
+            ],
+            more=r.more,
+            paper_count=r.paper_count,
+            papers_drawn=r.papers_drawn,
         )
 
 

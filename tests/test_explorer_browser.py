@@ -1,8 +1,11 @@
-"""The /explore page in a real headless Chromium (Debian's, driven by playwright) against a live server.
+"""The /explore page in a real headless Chromium (Debian's, driven by playwright) against live servers.
 
-One walk through the page is recorded once per module (search "ImageNet" → pick the dataset → its
-neighbourhood is drawn → click the visual-generation paper → its abstract shows); the tests check one
-thing each about it. Chromium comes from scripts/system-deps; no browser is ever downloaded.
+Over the sample, one walk through the page is recorded once per module (search "ImageNet" → pick the
+dataset → its co-occurrence map with its one paper is drawn → click the paper → its abstract shows); the
+tests check one thing each about it, and others open shared URLs, ask the contract's questions and
+download the view. Over a generated graph of 2,000 papers the map must stay readable: no two drawn labels
+overlap, expand adds the next ring, papers are paged in the panel. Chromium comes from
+scripts/system-deps; no browser is ever downloaded.
 """
 
 from __future__ import annotations
@@ -36,19 +39,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The real app (GraphQL + explorer) over the sample, built with the real pipeline, on a free port."""
+def _serve(store: Any) -> Iterator[str]:
     import uvicorn
 
     from api import create_app
-    from kg.build import build_into_store, read_all, unique_last
     from kg.settings import DEFAULT_BASE_IRI, Settings
-    from kg.store.embedded import EmbeddedStore
 
-    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
-    problems: list[object] = []
-    build_into_store(store, unique_last(read_all([SAMPLE], problems.append)), DEFAULT_BASE_IRI)
     app = create_app(Settings(store=store.location, base_iri=DEFAULT_BASE_IRI), store)
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -63,6 +59,49 @@ def server() -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The real app (GraphQL + explorer) over the sample, built with the real pipeline, on a free port."""
+    from kg.build import build_into_store, read_all, unique_last
+    from kg.settings import DEFAULT_BASE_IRI
+    from kg.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
+    problems: list[object] = []
+    build_into_store(store, unique_last(read_all([SAMPLE], problems.append)), DEFAULT_BASE_IRI)
+    yield from _serve(store)
+
+
+BIG = 2_000
+
+
+@pytest.fixture(scope="module")
+def big_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app over 2,000 generated papers (bench/synth.py: Zipf-popular entities, links with evidence),
+    each with a URL, written through the build's mapping into an on-disk store."""
+    import sys
+    from dataclasses import replace
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from synth import synth_extractions  # type: ignore[import-not-found]
+
+    from kg.build import ensure_schema, write_extractions
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.settings import DEFAULT_BASE_IRI
+    from kg.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(str(tmp_path_factory.mktemp("big") / "kg"), base_iri=DEFAULT_BASE_IRI)
+    ensure_schema(store, DEFAULT_BASE_IRI)
+    exs = (replace(x, paper=replace(x.paper, url=f"https://papers.example.org/{x.paper.id}"))
+           for x in synth_extractions(BIG, seed=11))
+    write_extractions(store, exs, GraphMapper(Iris(DEFAULT_BASE_IRI)), batch_size=500)
+    try:
+        yield from _serve(store)
+    finally:
+        store.close()
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +122,7 @@ class Walk:
     """What the browser saw on one walk through the page."""
 
     suggestions: list[str] = field(default_factory=list)
+    counts: list[str] = field(default_factory=list)
     node_ids: set[str] = field(default_factory=set)
     drawn_ids: set[str] = field(default_factory=set)
     hash_after_pick: str = ""
@@ -95,7 +135,8 @@ class Walk:
 
 def _new_page(browser: Any, errors: list[str]) -> Any:
     # bypass_csp lets playwright evaluate its probes; the page itself runs under its strict CSP header.
-    page = browser.new_context(viewport={"width": 1400, "height": 850}, bypass_csp=True).new_page()
+    page = browser.new_context(viewport={"width": 1400, "height": 850}, bypass_csp=True,
+                               accept_downloads=True).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
@@ -115,6 +156,9 @@ _SETTLED_POSITION = """(id) => new Promise((resolve) => {
   };
   requestAnimationFrame(look);
 })"""
+_TEXTS = "els => els.map(e => e.textContent)"
+_PAPER_IDS = "els => els.map(e => e.dataset.paper)"
+_DRAWN = "window.kgExplorer && kgExplorer.ready && kgExplorer.center && kgExplorer.stable"
 
 
 def _click_node(page: Any, node_id: str, shows: str) -> None:
@@ -133,6 +177,24 @@ def _click_node(page: Any, node_id: str, shows: str) -> None:
                 raise
 
 
+def _settled_labels(page: Any) -> list[dict[str, Any]]:
+    """The labels drawn once the picture holds still (the rectangles the page drew its text into)."""
+    page.wait_for_function(_DRAWN)
+    page.evaluate(_SETTLED_POSITION, page.evaluate("kgExplorer.center"))
+    page.evaluate("new Promise((r) => { kgExplorer.network.redraw(); requestAnimationFrame(() => r(1)); })")
+    return list(page.evaluate("kgExplorer.labels"))
+
+
+def _overlapping(labels: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] \
+                    and b["y"] < a["y"] + a["h"]:
+                out.append((a["id"], b["id"]))
+    return out
+
+
 @pytest.fixture(scope="module")
 def walk(server: str, browser: Any) -> Walk:
     w = Walk()
@@ -142,6 +204,7 @@ def walk(server: str, browser: Any) -> Walk:
     page.locator("#search").press_sequentially("ImageNet", delay=30)
     page.wait_for_selector(f"#suggestions li[data-id='{DATASET}']")
     w.suggestions = page.eval_on_selector_all("#suggestions li[data-id]", "els => els.map(e => e.dataset.id)")
+    w.counts = page.eval_on_selector_all("#suggestions li[data-id] .count", _TEXTS)
     page.click(f"#suggestions li[data-id='{DATASET}']")
     page.wait_for_function(f"window.kgExplorer.nodes.get('{PAPER}') !== null && window.kgExplorer.stable")
     w.node_ids = set(page.evaluate("kgExplorer.nodes.getIds()"))
@@ -176,8 +239,12 @@ def test_search_suggests_the_dataset_first(walk: Walk) -> None:
     assert walk.suggestions[0] == DATASET
 
 
-def test_neighbourhood_holds_dataset_and_paper(walk: Walk) -> None:
-    assert {DATASET, PAPER} <= walk.node_ids
+def test_suggestions_show_paper_counts(walk: Walk) -> None:
+    assert walk.counts and walk.counts[0] == "1 paper"
+
+
+def test_map_holds_dataset_its_cooccurring_entities_and_its_one_paper(walk: Walk) -> None:
+    assert {DATASET, PAPER, "dataset/ucf101", "task/image-generation"} <= walk.node_ids
 
 
 def test_dataset_and_paper_are_drawn(walk: Walk) -> None:
@@ -185,7 +252,7 @@ def test_dataset_and_paper_are_drawn(walk: Walk) -> None:
 
 
 def test_url_names_the_current_node(walk: Walk) -> None:
-    assert walk.hash_after_pick == "#node=dataset%2Fimagenet&depth=2"
+    assert walk.hash_after_pick == "#node=dataset%2Fimagenet&show=30"
 
 
 def test_clicking_the_paper_shows_its_title(walk: Walk) -> None:
@@ -211,25 +278,62 @@ def test_screenshot_is_saved(walk: Walk) -> None:
 def test_shared_url_opens_the_node(server: str, browser: Any) -> None:
     errors: list[str] = []
     page = _new_page(browser, errors)
-    page.goto(f"{server}/explore#node={PAPER}&depth=1")
+    page.goto(f"{server}/explore#node={PAPER}&show=15")
     page.wait_for_selector("#panel .abstract")
-    assert (page.evaluate("kgExplorer.center"), page.input_value("#depth"), errors) == (PAPER, "1", [])
+    assert (page.evaluate("kgExplorer.center"), page.input_value("#limit"), errors) == (PAPER, "15", [])
     page.context.close()
 
 
-def test_type_filter_hides_datasets(server: str, browser: Any) -> None:
+def test_whole_state_comes_back_from_the_url(server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server}/explore#node={DATASET}&show=15&conf=0.50&hide=Metric&expand=method%2Ftransformer"
+              "&panel=dataset%2Fucf101")
+    page.wait_for_function(_DRAWN + " && kgExplorer.state.rings.has('method/transformer')")
+    page.wait_for_selector("#panel h2:text('UCF101')")
+    got = page.evaluate("""() => ({
+        limit: document.querySelector('#limit').value, conf: document.querySelector('#confidence').value,
+        metric: document.querySelector("#legend input[data-type='Metric']").checked,
+        expanded: kgExplorer.state.expanded,
+        metrics: kgExplorer.nodeView.get().filter((n) => n.type === 'Metric').length,
+        hash: location.hash })""")
+    assert got == {"limit": "15", "conf": "0.5", "metric": False, "expanded": ["method/transformer"],
+                   "metrics": 0, "hash": "#node=dataset%2Fimagenet&show=15&conf=0.50&hide=Metric"
+                   "&expand=method%2Ftransformer&panel=dataset%2Fucf101"}
+    assert errors == []
+    page.context.close()
+
+
+def test_expand_adds_the_next_ring_and_the_url_keeps_it(server: str, browser: Any) -> None:
     page = _new_page(browser, [])
-    page.goto(f"{server}/explore#node={PAPER}&depth=1")
-    page.wait_for_function(f"window.kgExplorer.nodes.get('{DATASET}') !== null")
+    page.goto(f"{server}/explore#node={DATASET}")
+    page.wait_for_function(_DRAWN)
+    before = set(page.evaluate("kgExplorer.nodes.getIds()"))
+    page.evaluate("kgExplorer.expand('method/transformer')")
+    page.wait_for_function("kgExplorer.state.rings.has('method/transformer')")
+    after = set(page.evaluate("kgExplorer.nodes.getIds()"))
+    status = page.inner_text("#status")
+    assert (before < after, "expand=method%2Ftransformer" in page.evaluate("location.hash")) == (True, True)
+    assert "around ImageNet" in status  # the status names the centre, not the expanded node
+    page.context.close()
+
+
+def test_type_filter_hides_datasets_and_updates_the_status(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore#node={PAPER}")
+    page.wait_for_function(f"window.kgExplorer.nodes.get('{DATASET}') !== null && kgExplorer.stable")
+    before = page.inner_text("#status")
     page.uncheck("#legend input[data-type='Dataset']")
+    page.wait_for_function(f"kgExplorer.nodes.get('{DATASET}') === null && kgExplorer.nodes.get('{PAPER}')")
     visible = page.evaluate("kgExplorer.visibleNodeIds()")
     assert (PAPER in visible, DATASET in visible) == (True, False)
+    assert page.inner_text("#status") != before and "hide=Dataset" in page.evaluate("location.hash")
     page.context.close()
 
 
 def test_confidence_slider_hides_weak_links(server: str, browser: Any) -> None:
     page = _new_page(browser, [])
-    page.goto(f"{server}/explore#node={PAPER}&depth=1")
+    page.goto(f"{server}/explore#node={PAPER}")
     page.wait_for_function("window.kgExplorer.edges.get().some(e => e.confidence !== null)")
     page.fill("#confidence", "1")
     page.dispatch_event("#confidence", "input")
@@ -237,5 +341,152 @@ def test_confidence_slider_hides_weak_links(server: str, browser: Any) -> None:
                          ".length")
     shown = page.evaluate("kgExplorer.edgeView.getIds().length")
     total = page.evaluate("kgExplorer.edges.length")
-    assert (weak > 0, shown) == (True, total - weak)
+    assert (weak > 0, shown, "conf=1.00" in page.evaluate("location.hash")) == (True, total - weak, True)
+    page.context.close()
+
+
+def test_zero_paper_vocabulary_entries_are_not_suggested(server: str, browser: Any) -> None:
+    # the sample's vocabulary holds "prompt injection" (no paper) and a paper about indirect prompt injection
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore")
+    page.wait_for_function("window.kgExplorer && window.kgExplorer.ready")
+    page.locator("#search").press_sequentially("prompt injection", delay=20)
+    page.wait_for_selector("#suggestions li[data-id='threat/indirect-prompt-injection']")
+    ids = page.eval_on_selector_all("#suggestions li[data-id]", "els => els.map(e => e.dataset.id)")
+    assert "threat/prompt-injection" not in ids and ids[0] == "threat/indirect-prompt-injection"
+    page.context.close()
+
+
+def test_enter_before_suggestions_arrive_opens_the_best_match(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore")
+    page.wait_for_function("window.kgExplorer && window.kgExplorer.ready")
+    page.fill("#search", "UCF101")
+    page.press("#search", "Enter")  # at once: the suggestion timer has not fired yet
+    page.wait_for_function("kgExplorer.center === 'dataset/ucf101'")
+    page.context.close()
+
+
+def test_defenses_for_a_domain_typed_in_the_box_is_one_click(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore")
+    page.wait_for_function("window.kgExplorer && window.kgExplorer.ready")
+    page.locator("#search").press_sequentially("defenses for LLM agents", delay=10)
+    page.click("#suggestions li[data-ask='target']")
+    page.wait_for_selector("#panel ul.answer")
+    names = page.eval_on_selector_all("#panel ul.answer button.link", "els => els.map(e => e.textContent)")
+    assert page.inner_text("#panel h2") == "Defenses for LLM agents" and "MELON" in names
+    page.context.close()
+
+
+def test_papers_using_a_dataset_is_one_click_from_its_panel(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore#node={DATASET}")
+    page.click("#panel button[data-ask='using']")
+    page.wait_for_selector("#panel ul.answer li[data-paper]")
+    ids = page.eval_on_selector_all("#panel ul.answer li[data-paper]", _PAPER_IDS)
+    assert ids == [PAPER]
+    page.context.close()
+
+
+def test_downloads_of_the_view(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore#node={DATASET}")
+    page.wait_for_function(_DRAWN)
+    got = {}
+    for kind in ("png", "svg", "turtle", "graphml"):
+        with page.expect_download() as info:
+            page.select_option("#download", kind)
+        got[kind] = Path(info.value.path()).read_bytes()
+    assert got["png"][:4] == b"\x89PNG"
+    assert got["svg"].startswith(b"<svg") and b">ImageNet</text>" in got["svg"]
+    assert b"<https://w3id.org/paperkg/dataset/imagenet>" in got["turtle"]
+    assert b"kg:usesDataset" in got["turtle"]
+    assert b'<node id="dataset/imagenet">' in got["graphml"]
+    assert b'<edge source="dataset/imagenet"' in got["graphml"]
+    page.context.close()
+
+
+# ---- a generated graph of 2,000 papers --------------------------------------------------------------
+
+def _top_entity(big: str) -> tuple[str, int]:
+    q = "{ entities(first: 1) { edges { node { id paperCount } } } }"
+    node = httpx.post(f"{big}/graphql", json={"query": q}).json()["data"]["entities"]["edges"][0]["node"]
+    return node["id"], node["paperCount"]
+
+
+def test_big_graph_labels_never_overlap(big_server: str, browser: Any) -> None:
+    top, papers = _top_entity(big_server)
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{big_server}/explore#node={top}&show=100")
+    labels = _settled_labels(page)
+    drawn = page.evaluate("kgExplorer.nodeView.length")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explorer_big.png"))
+    assert papers > 500 and drawn == 101  # the centre and its 100 strongest co-occurring entities
+    assert len(labels) >= 30 and top in {x["id"] for x in labels}
+    assert _overlapping(labels) == []
+    assert errors == []
+    page.context.close()
+
+
+def test_big_graph_does_not_draw_hundreds_of_papers(big_server: str, browser: Any) -> None:
+    top, _ = _top_entity(big_server)
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node={top}")
+    page.wait_for_function(_DRAWN)
+    assert page.evaluate("kgExplorer.nodes.get({ filter: (n) => n.type === 'Paper' }).length") == 0
+    page.context.close()
+
+
+def test_big_graph_expand_adds_nodes_and_labels_still_never_overlap(big_server: str, browser: Any) -> None:
+    top, _ = _top_entity(big_server)
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node={top}&show=60")
+    page.wait_for_function(_DRAWN)
+    before = set(page.evaluate("kgExplorer.nodes.getIds()"))
+    other = page.evaluate("kgExplorer.state.rings.get(kgExplorer.center).nodes[5].id")
+    page.evaluate(f"kgExplorer.expand({other!r})")
+    page.wait_for_function(f"kgExplorer.state.rings.has({other!r})")
+    after = set(page.evaluate("kgExplorer.nodes.getIds()"))
+    labels = _settled_labels(page)
+    assert before < after and len(after) - len(before) >= 10
+    assert _overlapping(labels) == []
+    page.context.close()
+
+
+def test_big_graph_papers_are_paged_in_the_panel(big_server: str, browser: Any) -> None:
+    top, papers = _top_entity(big_server)
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node={top}")
+    page.wait_for_selector("#panel ul.papers li[data-paper]")
+    first = page.eval_on_selector_all("#panel ul.papers li[data-paper]", _PAPER_IDS)
+    page.click("#panel button.more")
+    page.wait_for_function("document.querySelectorAll('#panel ul.papers li[data-paper]').length > 20")
+    both = page.eval_on_selector_all("#panel ul.papers li[data-paper]", _PAPER_IDS)
+    assert (len(first), len(both), len(set(both)), both[:20] == first) == (20, 40, 40, True)
+    assert page.inner_text("#panel p.paging") == f"40 of {papers:,} shown"
+    page.context.close()
+
+
+def test_big_graph_paper_panel_links_the_paper_and_lists_its_authors(big_server: str, browser: Any) -> None:
+    q = '{ paper(id: "synth-000007") { url authors } }'
+    paper = httpx.post(f"{big_server}/graphql", json={"query": q}).json()["data"]["paper"]
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node=synth-000007")
+    page.wait_for_selector("#panel p.open a")
+    href = page.get_attribute("#panel p.open a", "href")
+    assert (href, page.inner_text("#panel .authors")) == (paper["url"], ", ".join(paper["authors"]))
+    page.context.close()
+
+
+def test_big_graph_entity_panel_draws_papers_per_year(big_server: str, browser: Any) -> None:
+    top, papers = _top_entity(big_server)
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node={top}")
+    page.wait_for_selector("#panel svg.trend-chart rect[data-year]")
+    bars = page.eval_on_selector_all("#panel svg.trend-chart rect[data-year]",
+                                     "els => els.map(e => Number(e.dataset.papers))")
+    assert sum(bars) == papers
     page.context.close()

@@ -7,7 +7,7 @@ batched variants (`*_by_iris`, `links_by_paper`, `broader`, `related`) answer ma
 from kg.query.context import QueryContext
 from kg.query.cursor import BadCursor
 from kg.query.entities import broader, defenses, entities, entities_by_iris, entity, related, resolve
-from kg.query.graph import neighborhood, node_iri
+from kg.query.graph import neighborhood, node_iri, ring
 from kg.query.hits import search
 from kg.query.links import links, links_by_paper
 from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats, Subgraph
@@ -39,6 +39,7 @@ __all__ = [
     "papers_of_entities",
     "related",
     "resolve",
+    "ring",
     "search",
     "stats",
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from pyoxigraph import NamedNode
 
 from kg.query.context import QueryContext
+from kg.query.entities import entities_by_iris
 from kg.query.model import Edge, Node, Subgraph
 from kg.query.sparql import integer, iri_or_none, text, values
 from kg.rdf.iris import SKOS
@@ -120,3 +123,133 @@ def _id(ctx: QueryContext, iri: str) -> str:
 
 def _local(ctx: QueryContext, rel: str) -> str:
     return "broader" if rel == SKOS + "broader" else rel.removeprefix(ctx.iris.ns)
+
+
+@dataclass(frozen=True, slots=True)
+class Ring:
+    """An entity's co-occurrence neighbourhood: entities sharing papers with it, strongest first.
+
+    `nodes[0]` is the centre. An entity node's `degree` is its paper count; `edges` carry `weight` =
+    papers shared (for paper nodes, 1 per link). Papers are drawn only when the centre has few
+    (`papers_drawn`); `more` counts co-occurring entities left out by `first`."""
+
+    nodes: tuple[Node, ...]
+    edges: tuple[WeightedEdge, ...]
+    shared: dict[str, int]  # node id -> papers shared with the centre
+    more: int
+    paper_count: int
+    papers_drawn: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedEdge:
+    source: str
+    target: str
+    relation: str
+    weight: int
+
+
+def ring(
+    ctx: QueryContext,
+    node_id: str,
+    first: int = 30,
+    types: Sequence[str] | None = None,
+    max_papers: int = 12,
+    links_each: int = 2,
+) -> Ring | None:
+    """The `first` entities (of `types`, if given) co-occurring most with `node_id` in papers, with each
+    one's `links_each` strongest links to the others inside the centre's papers (a readable map at any
+    corpus size instead of every paper); the centre's papers too when it has at most `max_papers`.
+    For a paper, its linked entities. Cached per store generation."""
+    key = ("ring", node_id, first, tuple(sorted(types or ())), max_papers, links_each)
+    found = ctx.memo.get(
+        ctx.store,
+        key,
+        lambda: (_ring(ctx, node_id, first, set(types or ()), max_papers, links_each),),
+        lambda f: 0 if f[0] is None else len(f[0].nodes) + len(f[0].edges),
+    )
+    return found[0]
+
+
+def _ring(
+    ctx: QueryContext, node_id: str, first: int, types: set[str], max_papers: int, links_each: int
+) -> Ring | None:
+    center = node_iri(ctx, node_id)
+    if center is None:
+        return None
+    cid = _id(ctx, center)
+    if ctx.iris.paper_id(center) is not None:
+        rels = {r.value for r in ctx.relations}
+        rows = ctx.select(f"SELECT ?r ?o WHERE {{ {values('p', [NamedNode(center)])} ?p ?r ?o }}")
+        pairs = [(text(r, "r") or "", text(r, "o") or "") for r in rows]
+        pairs = [(r, o) for r, o in pairs if r in rels and ctx.iris.entity_id_of(o)]
+        info = entities_by_iris(ctx, {o for _, o in pairs})
+        kept = [(r, o) for r, o in pairs if o in info and (not types or info[o].type in types)]
+        labels = _labels(ctx, [center])
+        nodes = [_node(ctx, center, labels.get(center, ""), 0)]
+        nodes += [Node(info[o].id, o, info[o].name, info[o].type, info[o].paper_count)
+                  for o in dict.fromkeys(o for _, o in kept)]
+        edges = tuple(WeightedEdge(cid, info[o].id, _local(ctx, r), 1) for r, o in kept)
+        return Ring(tuple(nodes), edges, {n.id: 1 for n in nodes[1:]}, 0, 1, True)
+    # every link of every paper linked to the centre, in one query (paper -> its entities); VALUES on the
+    # predicates, not a FILTER, so Oxigraph reads only link triples
+    rv = " ".join(str(r) for r in ctx.relations)
+    rows = ctx.select(
+        f"SELECT ?p ?r ?o WHERE {{ {values('c', [NamedNode(center)])} ?p ?rc ?c . ?p a kg:Paper . "
+        f"VALUES ?r {{ {rv} }} ?p ?r ?o }}"
+    )
+    by_paper: dict[str, set[tuple[str, str]]] = defaultdict(set)  # a set: ?rc may match twice
+    for row in rows:
+        by_paper[text(row, "p") or ""].add((text(row, "r") or "", text(row, "o") or ""))
+    shared: Counter[str] = Counter()
+    for links in by_paper.values():
+        shared.update({o for _, o in links} - {center})
+
+    def wanted(o: str) -> bool:
+        etype = ctx.iris.type_of_entity_id(ctx.iris.entity_id_of(o) or "")
+        return etype is not None and (not types or etype in types)
+
+    candidates = sorted((o for o in shared if wanted(o)), key=lambda o: (-shared[o], o))
+    info = entities_by_iris(ctx, [*candidates[: first + 10], center])  # described: only what is drawn
+    ranked = sorted(
+        (o for o in candidates[: first + 10] if o in info),
+        key=lambda o: (-shared[o], -info[o].paper_count, info[o].name.lower()),
+    )
+    top = ranked[:first]
+    inner = _inner_links(by_paper, set(top), links_each)
+    c = info.get(center)
+    nodes = [Node(c.id, center, c.name, c.type, c.paper_count) if c else _node(ctx, center, "", 0)]
+    nodes += [Node(info[o].id, o, info[o].name, info[o].type, info[o].paper_count) for o in top]
+    ring_edges = [WeightedEdge(cid, info[o].id, "cooccurs", shared[o]) for o in top]
+    ring_edges += [WeightedEdge(info[a].id, info[b].id, "cooccurs", w) for (a, b), w in inner]
+    drawn = len(by_paper) <= max_papers
+    if drawn:
+        labels = _labels(ctx, by_paper)
+        for p, links in sorted(by_paper.items()):
+            pid = _id(ctx, p)
+            nodes.append(_node(ctx, p, labels.get(p, ""), len(links)))
+            ring_edges += [WeightedEdge(pid, info[o].id if o in info else _id(ctx, o), _local(ctx, r), 1)
+                      for r, o in sorted(links) if o == center or o in top]
+    ids = {n.id: shared[n.iri] for n in nodes[1:] if n.iri in shared}
+    return Ring(tuple(nodes), tuple(ring_edges), ids, len(candidates) - len(top), len(by_paper), drawn)
+
+
+def _inner_links(
+    by_paper: dict[str, set[tuple[str, str]]], top: set[str], links_each: int
+) -> list[tuple[tuple[str, str], int]]:
+    """Each top entity's `links_each` strongest co-occurrences with other top entities (papers shared,
+    counted inside the centre's papers), so the ring shows its structure without becoming a hairball."""
+    pairs: Counter[tuple[str, str]] = Counter()
+    for links in by_paper.values():
+        present = sorted({o for _, o in links} & top)
+        pairs.update((a, b) for i, a in enumerate(present) for b in present[i + 1:])
+    best: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    for (a, b), w in pairs.items():
+        if w >= 2:
+            best[a].append((-w, a, b))
+            best[b].append((-w, a, b))
+    keep: dict[tuple[str, str], int] = {}
+    for cands in best.values():
+        for negw, a, b in sorted(cands)[:links_each]:
+            keep[(a, b)] = -negw
+    return sorted(keep.items(), key=lambda kv: (-kv[1], kv[0]))
