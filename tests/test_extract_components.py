@@ -35,6 +35,7 @@ def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
         "paperkg_terms",
         "paperkg_recogniser",
         "paperkg_canon",
+        "paperkg_results",
     ]
 
 
@@ -51,6 +52,11 @@ def test_acronym_short_then_long_form() -> None:
 def test_acronym_digit_for_to() -> None:
     assert best_long_form("StT", "Speech-to-Text") == "Speech-to-Text"
     assert find_definitions("Image-to-Image translation (I2I) works.")[0][1] == "Image-to-Image translation"
+
+
+def test_acronym_long_form_in_markdown_emphasis() -> None:
+    text = "a method called *Quokka Tensor Sketching* (QTS)."
+    assert find_definitions(text)[0][:2] == ["QTS", "Quokka Tensor Sketching"]
 
 
 def test_parenthesised_example_is_not_a_definition() -> None:
@@ -91,6 +97,16 @@ def test_proposals_named_pattern(nlp: Language) -> None:
     doc = nlp(join_fields("", "Here we describe an attack, dubbed Snagglepuss, that evades filters."))
     got = [(m["relation"], m["name"], m["kind"]) for m in doc._.kg_mentions if m["rule"] == "named-pattern"]
     assert got == [("proposes", "Snagglepuss", "Attack")]
+
+
+def test_proposals_variants_of_the_acronym_and_camel_case_continuations(nlp: Language) -> None:
+    text = (
+        "We present Quokka Tensor Sketching (QTS) and two variants, QTS-PF and QTS-HYBRID. "
+        "We also release Wombat, creating WombatChat on top of it."
+    )
+    doc = nlp(join_fields("", text))
+    got = {m["name"] for m in doc._.kg_mentions if m["rule"] == "propose-variant"}
+    assert got == {"QTS-PF", "QTS-HYBRID", "WombatChat"}
 
 
 def test_proposals_title_colon(nlp: Language) -> None:

@@ -72,8 +72,10 @@ def find_definitions(text: str) -> list[list[object]]:
             cut = max(text.rfind(". ", w_start, m.start()), text.rfind("; ", w_start, m.start()))
             w_start = cut + 2 if cut >= 0 else w_start
             w_start = max(w_start, text.rfind("\n", w_start, m.start()) + 1)  # never across title/abstract
-            chunk = text[w_start : m.start()].rstrip()
+            chunk = text[w_start : m.start()].rstrip().rstrip("*_")  # "*Stein Boltzmann Sampling* (SBS)"
             long = _match(inner_s, chunk)
+            if long:
+                long = long.lstrip("*_")
             if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):
                 l_start = w_start + len(chunk) - len(long)
                 out.append(

@@ -146,13 +146,19 @@ class ProposalFinder:
                         "code-repo",
                     )
         self._recurring(doc, text, title_end, found, add)
-        # named variants of a proposed name: "MELON-Aug"
+        # named variants of a proposed name or its acronym: "MELON-Aug", "SBS-PF", "TowerInstruct"
+        bases = {n: f for n, f in found.items() if f[4] > CONF_WEAK + 0.05}
+        for a in acr:
+            long = next((f for n, f in bases.items() if n.lower() == str(a[1]).lower()), None)
+            if long is not None:
+                bases.setdefault(str(a[0]), long)
         for m in NAME_RE.finditer(text):
             w = m.group()
-            base = w.split("-")[0]
-            if "-" in w and base in found and w not in found and found[base][4] > CONF_WEAK + 0.05:
-                b = found[base]
-                add(m.start(), m.end(), w, b[3], CONF_PATTERN, "propose-variant:" + base)
+            if w in found:
+                continue
+            base = w.split("-")[0] if "-" in w else _camel_base(w, bases)
+            if base in bases:
+                add(m.start(), m.end(), w, bases[base][3], CONF_PATTERN, "propose-variant:" + base)
         out = mentions(doc)
         for start, end, name, kind, conf, rule in found.values():
             type_, k = kind or ("Method", "Method")
@@ -359,6 +365,14 @@ class ProposalFinder:
                 if name in abstract or name in code:
                     start = len(head) + 1 + m.start(1)
                     adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")  # type: ignore[operator]
+
+
+def _camel_base(word: str, bases: Mapping[str, object]) -> str:
+    """The proposed name `word` continues with a capitalised part ("TowerInstruct" after "Tower"), or ""."""
+    for base in bases:
+        if len(base) >= 3 and len(word) > len(base) + 1 and word.startswith(base) and word[len(base)].isupper():
+            return base
+    return ""
 
 
 def _in_long(acr: list[list[object]], pos: int) -> bool:

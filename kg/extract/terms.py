@@ -39,7 +39,7 @@ SKOS = "http://www.w3.org/2004/02/skos/core#"
 _TASK_BEFORE, _METHOD_BEFORE, _TASK_AFTER = TASK_CUES_BEFORE, METHOD_CUES_BEFORE, TASK_CUES_AFTER
 _METHOD_AFTER = words(
     "method methods algorithm algorithms approach approaches technique techniques "
-    "framework module loss objective -based based"
+    "framework module loss objective -based based baseline baselines"
 )
 # Part nouns after a phrase make it a modifier ("negative sampling ratio" is about the ratio).
 _PART_AFTER = words("loss losses module modules layer layers head heads block blocks ratio rate")
