@@ -23,6 +23,8 @@ from kg.types import Extraction, Paper, ReadProblem
 from kg.write import write_extractions, write_graphs
 
 if TYPE_CHECKING:
+    from distributed import Client
+
     from kg.query.search import SearchIndex
 
 __all__ = ["write_extractions"]  # the batch write lives in kg.write (one write path); kept here by name
@@ -78,8 +80,17 @@ def unique_last(papers: Iterable[Paper]) -> list[Paper]:
     return list(by_id.values())
 
 
-def extractions(papers: Sequence[Paper], base_iri: str, workers: int = 1) -> Iterator[Extraction]:
-    """Run the extractor over papers in input order, on `workers` processes."""
+def extractions(
+    papers: Sequence[Paper], base_iri: str, workers: int = 1, *, cluster: str | Client | None = None
+) -> Iterator[Extraction]:
+    """Run the extractor over papers in input order, on `workers` local processes or, given `cluster`
+    (`local:N` or a Dask scheduler address), on that cluster's workers (kg/cluster.py)."""
+    if cluster is not None:
+        from kg.cluster import connect, extract_on_cluster
+
+        with connect(cluster) as client:
+            yield from extract_on_cluster(client, papers, base_iri)
+        return
     from kg.extract import Extractor
 
     extractor = Extractor(base_iri)
@@ -136,8 +147,10 @@ def build_into_store(
     batch_size: int = 200,
     progress: ProgressSink | None = None,
     summary: BuildSummary | None = None,
+    cluster: str | Client | None = None,
 ) -> BuildSummary:
-    """Extract `papers` and replace their graphs in `store`, one transaction per batch."""
+    """Extract `papers` (locally or on `cluster`) and replace their graphs in `store`, one transaction
+    per batch."""
     summary = summary or BuildSummary()
     started = time.perf_counter()
     mapper = GraphMapper(Iris(base_iri))
@@ -145,7 +158,7 @@ def build_into_store(
     index = local_search_index(store, mapper.iris)
     write_extractions(
         store,
-        extractions(papers, base_iri, workers),
+        extractions(papers, base_iri, workers, cluster=cluster),
         mapper,
         batch_size=batch_size,
         progress=progress,
@@ -209,10 +222,23 @@ def write_shard(
     workers: int = 1,
     progress: ProgressSink | None = None,
     summary: BuildSummary | None = None,
+    cluster: str | Client | None = None,
 ) -> BuildSummary:
-    """Write papers' graphs as N-Quads without a store, for `kg load` elsewhere (one graph per paper)."""
+    """Write papers' graphs as N-Quads without a store, for `kg load` elsewhere (one graph per paper);
+    on a `cluster` the workers map and serialise too, and the parent only appends their text in order."""
     summary = summary or BuildSummary()
     started = time.perf_counter()
+    if cluster is not None:
+        from kg.cluster import connect, shard_on_cluster
+
+        with connect(cluster) as client:
+            for ex, text, n in shard_on_cluster(client, papers, base_iri):
+                out.write(text.encode("utf-8"))
+                summary.add(ex, n)
+                if progress:
+                    progress(1)
+        summary.seconds += time.perf_counter() - started
+        return summary
     mapper = GraphMapper(Iris(base_iri))
     for ex in extractions(papers, base_iri, workers):
         quads = mapper.paper_quads(ex)

@@ -36,12 +36,23 @@ def build(
     workers: Annotated[int, typer.Option(envvar="KG_WORKERS", help="Extraction processes.")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
     batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", envvar="KG_CLUSTER",
+        help="Extract on a Dask cluster: a scheduler address (tcp://HOST:8786) or local:N (N processes)."
+    )] = None,
 ) -> None:
     """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kg.build import BuildSummary, build_into_store, write_shard
 
+    if cluster is not None:
+        from kg.cluster import ClusterError, parse_cluster
+
+        try:
+            parse_cluster(cluster)
+        except ClusterError as exc:
+            fail(str(exc))
     papers, problems = read_or_fail(inputs)
     summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
     show = len(papers) >= 200 and sys.stderr.isatty()
@@ -61,7 +72,8 @@ def build(
         try:
             if out is not None:
                 with open(out, "wb") as fh:
-                    write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary)
+                    write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary,
+                                cluster=cluster)
                 triples = summary.triples
             else:
                 st = open_or_fail(store, base_iri)
@@ -74,11 +86,12 @@ def build(
                         batch_size=batch,
                         progress=tick,
                         summary=summary,
+                        cluster=cluster,
                     )
                     triples = st.triple_count()
                 finally:
                     st.close()
-        except (StoreError, OSError) as exc:
+        except (StoreError, OSError, RuntimeError) as exc:  # RuntimeError: kg.cluster.ClusterError
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     _print_summary(summary, triples, out or store, out is not None)
 
