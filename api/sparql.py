@@ -8,41 +8,18 @@ import os
 import threading
 from collections import Counter
 from typing import Any
-from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from api.sparql_answer import Refused, Reply, respond
+from api.errors import Refused
+from api.sparql_protocol import Reply, SparqlRequest, answer, read_request, service_description
 from api.sparql_worker import TooMuchMemory, WorkerPool
 from kg.settings import Settings
 from kg.store.types import QueryTimeout, Store, StoreError
 
 RUNNING_QUERIES = 4  # in-thread SPARQL evaluations alive at once, including ones whose request timed out
 PER_CLIENT = 1  # queries one client address may run at once (env KG_SPARQL_PER_CLIENT)
-
-
-async def _query_text(request: Request) -> str:
-    if request.method == "GET":
-        if "update" in request.query_params:
-            raise Refused(403, "this endpoint is read-only: updates are refused")
-        text = request.query_params.get("query")
-    else:
-        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype == "application/sparql-update":
-            raise Refused(403, "this endpoint is read-only: updates are refused")
-        if ctype == "application/x-www-form-urlencoded":  # parsed here: no python-multipart needed
-            form = parse_qs((await request.body()).decode("utf-8", errors="replace"), max_num_fields=20)
-            if "update" in form:
-                raise Refused(403, "this endpoint is read-only: updates are refused")
-            text = form.get("query", [""])[0]
-        elif ctype == "application/sparql-query":
-            text = (await request.body()).decode("utf-8", errors="replace")
-        else:
-            raise Refused(415, "POST a form (query=...) or application/sparql-query")
-    if not text:
-        raise Refused(400, "missing `query` parameter")
-    return text
 
 
 class SparqlEndpoint:
@@ -60,16 +37,16 @@ class SparqlEndpoint:
         if store.directory is not None and size > 0:
             self.pool = WorkerPool(store.directory, settings.base_iri, size, store.generation)
 
-    async def _answer(self, text: str, accept: str) -> Reply:
+    async def _answer(self, req: SparqlRequest) -> Reply:
         if self.pool is None:
-            reply: Reply = await _in_slot(self._slots, self.timeout, respond, self.store, text, accept,
-                                          self.cap, self.settings.base_iri)
+            reply: Reply = await _in_slot(self._slots, self.timeout, answer, self.store, req, self.cap,
+                                          self.settings.base_iri)
             return reply
         worker = self.pool.acquire()
         if worker is None:
             raise Busy(self.pool.size)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool.executor, self.pool.call, worker, text, accept, self.cap,
+        return await loop.run_in_executor(self.pool.executor, self.pool.call, worker, req, self.cap,
                                           self.timeout)
 
     async def handle(self, request: Request) -> Response:
@@ -81,8 +58,11 @@ class SparqlEndpoint:
                 status_code=429, headers={"Retry-After": "1"})
         self._clients[client] += 1
         try:
-            text = await _query_text(request)
-            status, media, body = await self._answer(text, request.headers.get("accept", ""))
+            req = await read_request(request)
+            if req is None:  # GET /sparql without a query: what this service is
+                status, media, body = service_description(self.store, self.settings, request)
+            else:
+                status, media, body = await self._answer(req)
         except Refused as exc:
             return PlainTextResponse(str(exc), status_code=exc.status)
         except QueryTimeout:

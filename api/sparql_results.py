@@ -9,6 +9,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
+from api.negotiation import choose
 from kg.rdf.iris import XSD
 from kg.store.types import Row, Term
 
@@ -18,25 +19,19 @@ JSON, XML, CSV, TSV = (
     "text/csv",
     "text/tab-separated-values",
 )
-_BY_ACCEPT = {
-    "application/sparql-results+json": JSON,
-    "application/json": JSON,
-    "application/sparql-results+xml": XML,
-    "application/xml": XML,
-    "text/xml": XML,
-    "text/csv": CSV,
-    "text/tab-separated-values": TSV,
-}
+# Offered per query form, in the server's order of preference; the generic aliases answer as the SPARQL type.
+_ALIASES = {"application/json": JSON, "application/xml": XML, "text/xml": XML}
+SELECT_TYPES = (JSON, XML, CSV, TSV, *_ALIASES)
+ASK_TYPES = SELECT_TYPES
+GRAPH_TYPES = ("text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml")
 _STRING = XSD + "string"
 
 
-def negotiate(accept: str) -> str:
-    """The results media type for an Accept header (JSON when nothing we serve is asked for)."""
-    for part in accept.split(","):
-        media = part.split(";")[0].strip().lower()
-        if media in _BY_ACCEPT:
-            return _BY_ACCEPT[media]
-    return JSON
+def negotiate(accept: str | None, offered: tuple[str, ...] = SELECT_TYPES) -> str | None:
+    """The results media type the Accept header prefers (q-values honoured), JSON for no header or
+    `*/*`; None when nothing offered is acceptable (the endpoint answers 406)."""
+    media = choose(accept, offered)
+    return _ALIASES.get(media, media) if media is not None else None
 
 
 def _json_term(t: Term) -> dict[str, str]:
@@ -65,6 +60,11 @@ def _xml_term(t: Term) -> str:
     return f"<literal>{escape(t.value)}</literal>"
 
 
+def _csv_value(t: Term) -> str:
+    """A CSV field: IRIs and literals as their plain text, blank nodes as `_:label` (SPARQL 1.1 CSV §2.3)."""
+    return f"_:{t.value}" if isinstance(t, BlankNode) else t.value
+
+
 def select_results(variables: list[str], rows: list[Row], media: str) -> bytes:
     if media == XML:
         results = "".join(
@@ -85,7 +85,7 @@ def select_results(variables: list[str], rows: list[Row], media: str) -> bytes:
         if media == CSV:
             w = csv.writer(buf, lineterminator="\r\n")
             w.writerow(variables)
-            w.writerows([r[v].value if v in r else "" for v in variables] for r in rows)
+            w.writerows([_csv_value(r[v]) if v in r else "" for v in variables] for r in rows)
         else:
             buf.write("\t".join("?" + v for v in variables) + "\n")
             buf.writelines("\t".join(str(r[v]) if v in r else "" for v in variables) + "\n" for r in rows)

@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from api.sparql_answer import Reply, respond
+from api.sparql_protocol import Reply, SparqlRequest, answer
 from kg.store.types import QueryTimeout, StoreError
 
 STARTUP_S = 60.0  # longest wait for a fresh worker to import its modules and open the store
@@ -51,7 +51,7 @@ def _die_with_parent() -> None:
 
 
 def worker_main(conn: Connection, location: str, base_iri: str) -> None:
-    """The worker's loop: jobs (text, accept, row cap, generation) in, Replies out, until the pipe closes."""
+    """The worker's loop: jobs (request, row cap, generation) in, Replies out, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it stops us
     _die_with_parent()
     from kg.store.embedded import EmbeddedStore
@@ -67,7 +67,7 @@ def worker_main(conn: Connection, location: str, base_iri: str) -> None:
     conn.send(("ready",))
     while True:
         try:
-            text, accept, cap, wanted = conn.recv()
+            req, cap, wanted = conn.recv()
         except (EOFError, OSError):
             return
         if store is None or wanted != generation:  # a read-only store sees the data as of opening
@@ -76,7 +76,7 @@ def worker_main(conn: Connection, location: str, base_iri: str) -> None:
         if store is None:
             reply: Reply = (500, "text/plain", b"the store could not answer this query")
         else:
-            reply = respond(store, text, accept, cap, base_iri)
+            reply = answer(store, req, cap, base_iri)
         conn.send(reply)
 
 
@@ -152,12 +152,12 @@ class WorkerPool:
                 return
             self._idle.append(worker)
 
-    def call(self, worker: _Worker, text: str, accept: str, cap: int, timeout: float) -> Reply:
+    def call(self, worker: _Worker, req: SparqlRequest, cap: int, timeout: float) -> Reply:
         """Run one query on `worker` (blocking; the worker is given back); QueryTimeout past `timeout` s,
         TooMuchMemory when the worker grows past `memory_mb` (either way the worker is killed)."""
         replace = True
         try:
-            job = (text, accept, cap, self._generation())
+            job = (req, cap, self._generation())
             try:
                 if worker.process.exitcode is not None:  # died while idle: a fresh one takes its place
                     worker = self._swap(worker)
@@ -186,7 +186,7 @@ class WorkerPool:
                 raise TooMuchMemory(f"query needed more than {self.memory_mb} MB of memory; it was stopped")
 
     @staticmethod
-    def _send(worker: _Worker, job: tuple[str, str, int, str]) -> None:
+    def _send(worker: _Worker, job: tuple[SparqlRequest, int, str]) -> None:
         """Wait for `worker` to be ready (the first time), then hand it `job`."""
         if not worker.ready:
             if not worker.conn.poll(STARTUP_S) or worker.conn.recv() != ("ready",):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from kg.query.sparql import prefixes
+from kg.query.sparql import prefixes, values
 from kg.rdf.iris import RDFS, Iris
 from kg.store.types import Store
 from kg.store.version import CHANGES, FORMAT_VERSION
@@ -40,6 +40,7 @@ class Step:
     source: int
     pending: Callable[[Store, Iris], list[Pending]]
     apply: Callable[[Store, Iris, Sequence[Pending]], None]  # one transaction, whole papers
+    finish: Callable[[Store, Iris], None] | None = None  # after the papers: one transaction
 
 
 @dataclass(slots=True)
@@ -50,6 +51,7 @@ class MigrationSummary:
     to_version: int
     papers: dict[int, int] = field(default_factory=dict)  # target version -> papers rewritten for it
     schema_rewritten: bool = False
+    aggregates_computed: bool = False
     seconds: float = 0.0
 
     @property
@@ -58,18 +60,27 @@ class MigrationSummary:
 
 
 def _v2_pending(store: Store, iris: Iris) -> list[Pending]:
-    """Papers without kg:extractorVersion, with the version named by their graph's extractor agent."""
+    """Papers without kg:extractorVersion, with the version named by their graph's extractor agent (described
+    in the paper graph by older layouts, in the entities graph since; the links name it either way)."""
     rows = store.select(
         prefixes(iris)
-        + "SELECT ?g ?p (MIN(?label) AS ?l) WHERE { GRAPH ?g { ?p a kg:Paper ."
+        + "SELECT ?g ?p (MIN(STR(?a)) AS ?agent) WHERE { GRAPH ?g { ?p a kg:Paper ."
         " FILTER NOT EXISTS { ?p kg:extractorVersion ?v }"
-        f" OPTIONAL {{ ?a a prov:SoftwareAgent ; <{RDFS}label> ?label }} }} }} GROUP BY ?g ?p"
+        " OPTIONAL { { ?a a prov:SoftwareAgent } UNION { ?x prov:wasGeneratedBy ?a } } } } GROUP BY ?g ?p"
     )
+    agents = sorted({a.value for r in rows if isinstance(a := r.get("agent"), Literal)})
+    labels: dict[str, str] = {}
+    if agents:
+        for r in store.select(f"SELECT ?a (MIN(?label) AS ?l) WHERE {{ {values('a', map(NamedNode, agents))}"
+                              f" ?a <{RDFS}label> ?label }} GROUP BY ?a"):
+            if isinstance(a := r.get("a"), NamedNode) and isinstance(name := r.get("l"), Literal):
+                labels[a.value] = name.value
     out = []
     for r in rows:
-        g, p, label = r.get("g"), r.get("p"), r.get("l")
+        g, p, agent = r.get("g"), r.get("p"), r.get("agent")
         if isinstance(g, NamedNode) and isinstance(p, NamedNode):
-            version = label.value.removeprefix(AGENT_LABEL) if isinstance(label, Literal) else "unknown"
+            label = labels.get(agent.value) if isinstance(agent, Literal) else None
+            version = label.removeprefix(AGENT_LABEL) if label is not None else "unknown"
             out.append(Pending(g.value, p.value, version or "unknown"))
     return sorted(out, key=lambda x: x.graph)
 
@@ -81,7 +92,22 @@ def _v2_apply(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
                               for x in batch])
 
 
-STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply)}
+def _v3_finish(store: Store, iris: Iris) -> None:
+    """Compute the aggregates (kg.query.counts) from the graph and store them, in one transaction."""
+    from kg.write import rebuild_aggregates
+
+    rebuild_aggregates(store, iris)
+
+
+def _nothing(store: Store, iris: Iris) -> list[Pending]:
+    return []
+
+
+def _no_batch(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
+    return None
+
+
+STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _nothing, _no_batch, _v3_finish)}
 
 
 def describe(version: int) -> str:
@@ -107,7 +133,11 @@ def migrate(store: Store, base_iri: str, *, batch_size: int = 500,
             done += len(part)
             if progress is not None:
                 progress(version + 1, done, len(todo))
-        summary.papers[version + 1] = done
+        if step.pending is not _nothing:
+            summary.papers[version + 1] = done
+        if step.finish is not None:
+            step.finish(store, iris)
+            summary.aggregates_computed = True
     if summary.from_version < FORMAT_VERSION:
         summary.schema_rewritten = ensure_schema(store, base_iri)
         store.set_format_version(FORMAT_VERSION)

@@ -5,28 +5,53 @@ bring, in one store transaction; then it removes the descriptions of entities th
 more (an idempotent clean-up that re-checks the store, so an interruption between the two only delays it
 to the next write touching that entity), and refreshes the full-text index for exactly the papers and
 entities it touched. Vocabulary concepts keep their `graph/vocab` description either way.
+
+The aggregates (`kg.query.counts`: paper counts per entity and year, the graph's statistics) change in
+the same transactions: the write reads the old versions of its paper graphs and the counters it touches,
+and replaces those counters' graphs along with the papers. Writes in one process take turns (a lock), so
+counters are never updated from a stale read; two processes writing one remote store at the same time
+could, and `rebuild_aggregates` (or `kg migrate`) recomputes them from the graph.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from kg.query.sparql import text, values
+from kg.query.counts import (
+    EntityCounts,
+    Globals,
+    Layout,
+    PaperFacts,
+    encode_buckets,
+    encode_years,
+    paper_facts,
+    stored_buckets,
+    stored_entities,
+    stored_entity_quads,
+    stored_globals,
+    year_of,
+)
+from kg.query.sparql import integer, paper_relations, prefixes, text, values
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.store.types import Store
 from kg.store.writes import Meta
-from kg.types import Extraction
+from kg.types import ENTITY_TYPES, Extraction
 
 if TYPE_CHECKING:
     from kg.build import BuildSummary
     from kg.query.search import SearchIndex
 
 ProgressSink = Callable[[int], None]
+Triple3 = tuple[object, object, object]
+_WRITING = threading.Lock()  # one write at a time per process: counters are read, updated, written back
+_XSD_INT = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,16 +106,25 @@ def _pointed_at(store: Store, iris: Iris, entities: Sequence[str]) -> set[str]:
 
 def _cleanup_text(iris: Iris, candidates: Sequence[str]) -> str:
     """Update text dropping the `graph/entities` description of each candidate no paper graph mentions
-    (as subject or object) and no still-linked entity points at (variantOf, broader)."""
+    (as subject or object) and no still-linked entity points at (variantOf, broader); the stored count of
+    the entities graph's quads goes down by as many, in the same update."""
     eg = NamedNode(iris.entities_graph)
     scope = values("e", [NamedNode(iris.entity_from_id(c)) for c in candidates])
     papers = Literal(iris.base + "graph/paper/")
-    return (
-        f"DELETE {{ GRAPH {eg} {{ ?e ?p ?o }} }} WHERE {{ {scope} GRAPH {eg} {{ ?e ?p ?o }} "
+    where = (
+        f"{scope} GRAPH {eg} {{ ?e ?p ?o }} "
         f"FILTER NOT EXISTS {{ GRAPH ?g {{ {{ ?x ?r ?e }} UNION {{ ?e ?r ?x }} }} "
         f"FILTER(STRSTARTS(STR(?g), {papers})) }} "
         f"FILTER NOT EXISTS {{ GRAPH {eg} {{ ?k ?r2 ?e }} GRAPH ?g2 {{ ?y ?r3 ?k }} "
-        f"FILTER(?k != ?e && STRSTARTS(STR(?g2), {papers})) }} }}"
+        f"FILTER(?k != ?e && STRSTARTS(STR(?g2), {papers})) }}"
+    )
+    layout = Layout(iris)
+    qg, meta, pred = NamedNode(layout.entity_quads_graph), NamedNode(layout.meta), layout.term("entityQuads")
+    return (
+        f"DELETE {{ GRAPH {qg} {{ {meta} {pred} ?old }} }} INSERT {{ GRAPH {qg} {{ {meta} {pred} ?new }} }} "
+        f"WHERE {{ GRAPH {qg} {{ {meta} {pred} ?old }} {{ SELECT (COUNT(*) AS ?gone) WHERE {{ {where} }} }} "
+        f"BIND(?old - ?gone AS ?new) }} ;\n"
+        f"DELETE {{ GRAPH {eg} {{ ?e ?p ?o }} }} WHERE {{ {where} }}"
     )
 
 
@@ -104,6 +138,19 @@ def _described(store: Store, iris: Iris, candidates: Sequence[str]) -> set[str]:
     return {eid for r in rows if (eid := iris.entity_id_of(text(r, "e") or ""))}
 
 
+def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Quad]:
+    """`shared` without the triples the store's vocabulary or ontology graph already holds: no triple is
+    stored in two graphs, so the union default graph (what SPARQL clients read) is a set."""
+    subjects = sorted({q.subject for q in shared if isinstance(q.subject, NamedNode)}, key=str)
+    if not subjects:
+        return list(shared)
+    schema = values("g", [NamedNode(iris.vocab_graph), NamedNode(iris.ontology_graph)])
+    rows = store.select(
+        f"SELECT ?s ?p ?o WHERE {{ {values('s', subjects)} {schema} GRAPH ?g {{ ?s ?p ?o }} }}")
+    held = {(r["s"], r["p"], r["o"]) for r in rows}
+    return [q for q in shared if (q.subject, q.predicate, q.object) not in held]
+
+
 def write_graphs(
     store: Store,
     iris: Iris,
@@ -114,23 +161,229 @@ def write_graphs(
 ) -> Written:
     """Replace these paper graphs (an empty quad list deletes the paper) and add the `shared` entity
     descriptions in one transaction; then drop entities no paper links any more and refresh `index`."""
-    names = list(graphs)
-    ids = [pid for g in names if (pid := paper_id_of_graph(iris, g)) is not None]
-    before = store.generation()
-    new = _entities_in(iris, (q for quads in graphs.values() for q in quads)) | _entities_in(iris, shared)
-    old = _linked_by(store, iris, names)
-    old |= _pointed_at(store, iris, sorted(old - new))
-    store.replace_graphs(graphs, shared)
-    candidates = sorted(old - new)
-    removed: list[str] = []
-    if candidates and hasattr(store, "_update"):  # every backend we ship; a foreign one keeps orphans
-        had = _described(store, iris, candidates)
-        updatable: _Updatable = store  # type: ignore[assignment]
-        updatable._update(_cleanup_text(iris, candidates) + " ;\n" + Meta(iris.base).bump())
-        removed = sorted(had - _described(store, iris, candidates))
-    if index is not None:
-        index.refresh(store, before, ids, new | old)
-    return Written(tuple(ids), tuple(removed))
+    with _WRITING:
+        names = list(graphs)
+        ids = [pid for g in names if (pid := paper_id_of_graph(iris, g)) is not None]
+        before = store.generation()
+        new = _entities_in(iris, (q for quads in graphs.values() for q in quads)) | _entities_in(iris, shared)
+        stored = read_graphs(store, names)
+        old = {eid for triples in stored.values() for t in triples for term in (t[0], t[2])
+               if isinstance(term, NamedNode) and (eid := iris.entity_id_of(term.value))}
+        old |= _pointed_at(store, iris, sorted(old - new))
+        shared = _not_in_schema(store, iris, shared)
+        counters = _counter_graphs(store, iris, graphs, stored, shared)
+        store.replace_graphs({**graphs, **counters}, shared)
+        candidates = sorted(old - new)
+        removed: list[str] = []
+        if candidates and hasattr(store, "_update"):  # every backend we ship; a foreign one keeps orphans
+            had = _described(store, iris, candidates)
+            updatable: _Updatable = store  # type: ignore[assignment]
+            updatable._update(_cleanup_text(iris, candidates) + " ;\n" + Meta(iris.base).bump())
+            removed = sorted(had - _described(store, iris, candidates))
+        if index is not None:
+            index.refresh(store, before, ids, new | old)
+        return Written(tuple(ids), tuple(removed))
+
+
+# --- aggregates --------------------------------------------------------------------------------------
+def read_graphs(store: Store, graphs: Sequence[str]) -> dict[str, list[Triple3]]:
+    """The stored triples of these named graphs (an absent graph has none)."""
+    out: dict[str, list[Triple3]] = {}
+    ox_store = getattr(store, "oxigraph", None)
+    if ox_store is not None:  # embedded: read the index directly
+        for g in graphs:
+            found = [(q.subject, q.predicate, q.object)
+                     for q in ox_store.quads_for_pattern(None, None, None, NamedNode(g))]
+            if found:
+                out[g] = found
+        return out
+    for i in range(0, len(graphs), 500):
+        part = [NamedNode(g) for g in graphs[i : i + 500]]
+        for r in store.select(f"SELECT ?g ?s ?p ?o WHERE {{ {values('g', part)} GRAPH ?g {{ ?s ?p ?o }} }}"):
+            out.setdefault(text(r, "g") or "", []).append((r["s"], r["p"], r["o"]))
+    return out
+
+
+def _present(store: Store, quads: Sequence[Quad]) -> int:
+    """How many of these (distinct) quads the store already holds."""
+    if not quads:
+        return 0
+    ox_store = getattr(store, "oxigraph", None)
+    if ox_store is not None:
+        return sum(1 for q in quads if q in ox_store)
+    found = 0
+    for i in range(0, len(quads), 500):
+        part = quads[i : i + 500]
+        rows = " ".join(f"({q.subject} {q.predicate} {q.object} {q.graph_name})" for q in part)
+        found += len(store.select(
+            f"SELECT * WHERE {{ VALUES (?s ?p ?o ?g) {{ {rows} }} GRAPH ?g {{ ?s ?p ?o }} }}"))
+    return found
+
+
+@dataclass(slots=True)
+class Aggregates:
+    """The counters one write reads, updates and writes back."""
+
+    globals: Globals
+    entity_quads: int
+    entities: dict[str, EntityCounts]  # entity IRI -> counts (those the write touches, or all)
+    buckets: dict[str, dict[int, int]]  # type -> paper count -> entities (the types the write touches)
+
+
+def _facts(iris: Iris, graph: str, triples: Iterable[Triple3]) -> PaperFacts:
+    pid = paper_id_of_graph(iris, graph)
+    return paper_facts(iris, iris.paper(pid) if pid is not None else "", triples)
+
+
+def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad]],
+                    stored: Mapping[str, Sequence[Triple3]], shared: Sequence[Quad],
+                    *, from_graph: bool = False) -> dict[str, list[Quad]]:
+    """The aggregate graphs this write changes, with their new content (`from_graph`: all of them,
+    recomputed from the graph rather than updated)."""
+    layout = Layout(iris)
+    before = {g: _facts(iris, g, stored.get(g, ())) for g in graphs}
+    after = {g: _facts(iris, g, [(q.subject, q.predicate, q.object) for q in quads])
+             for g, quads in graphs.items()}
+    eg = iris.entities_graph
+    fresh = list(dict.fromkeys(q for q in shared
+                               if isinstance(q.graph_name, NamedNode) and q.graph_name.value == eg))
+    added_entity_quads = len(fresh) - _present(store, fresh)
+    current = None if from_graph else stored_globals(store, layout)
+    if current is None:  # never written (an empty store, or one filled another way): start from the graph
+        agg = recount(store, iris)
+        every = True
+    else:
+        agg = Aggregates(current, stored_entity_quads(store, layout), {}, {})
+        every = False
+    papers: dict[str, int] = defaultdict(int)
+    years: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    g_ = agg.globals
+    for g in graphs:
+        for facts, sign in ((before[g], -1), (after[g], 1)):
+            if not facts.paper:
+                continue
+            g_.papers += sign
+            g_.paper_quads += sign * facts.quads
+            version = facts.version or "none"
+            g_.extractors[version] = g_.extractors.get(version, 0) + sign
+            if facts.year is not None:
+                g_.years[facts.year] = g_.years.get(facts.year, 0) + sign
+            for rel, _ in facts.links:
+                g_.links[rel] = g_.links.get(rel, 0) + sign
+            for e in {e for _, e in facts.links}:
+                papers[e] += sign
+                if facts.year is not None:
+                    years[e][facts.year] += sign
+    touched = sorted(e for e in set(papers) | set(years)
+                     if papers.get(e, 0) or any(years[e].values()))
+    touched = [e for e in touched if (eid := iris.entity_id_of(e)) and iris.type_of_entity_id(eid)]
+    if not every:
+        agg.entities = stored_entities(store, layout, touched)
+        types = sorted({iris.type_of_entity_id(iris.entity_id_of(e) or "") or "" for e in touched} - {""})
+        agg.buckets = stored_buckets(store, layout, types)
+    out: dict[str, list[Quad]] = {}
+    changed_types: set[str] = set()
+    for e in sorted(set(agg.entities) | set(touched)) if every else touched:
+        eid = iris.entity_id_of(e) or ""
+        etype = iris.type_of_entity_id(eid) or ""
+        was = agg.entities.get(e, EntityCounts(0, {}))
+        n = was.papers + papers.get(e, 0)
+        ys = dict(was.years)
+        for y, d in years.get(e, {}).items():
+            ys[y] = ys.get(y, 0) + d
+        sizes = agg.buckets.setdefault(etype, {})
+        if was.papers > 0 and not every:
+            sizes[was.papers] = sizes.get(was.papers, 0) - 1
+        if n > 0:
+            sizes[n] = sizes.get(n, 0) + 1
+        g_.entities[etype] = g_.entities.get(etype, 0) + (n > 0) - (was.papers > 0 and not every)
+        changed_types.add(etype)
+        graph = NamedNode(layout.entity_graph(eid))
+        quads = []
+        if n > 0:
+            bucket = NamedNode(layout.bucket(etype, n))
+            quads.append(Quad(bucket, layout.term("member"), NamedNode(e), graph))
+            if encoded := encode_years(ys):
+                node = NamedNode(layout.years_node(eid))
+                quads.append(Quad(node, layout.term("years"), Literal(encoded), graph))
+        out[graph.value] = quads
+    for t in changed_types:
+        graph = NamedNode(layout.type_graph(t))
+        out[graph.value] = [Quad(NamedNode(layout.type_node(t)), layout.term("buckets"),
+                                 Literal(encode_buckets(agg.buckets.get(t, {}))), graph)]
+    _tidy(g_)
+    meta = NamedNode(layout.meta)
+    sg, qg = NamedNode(layout.stats_graph), NamedNode(layout.entity_quads_graph)
+    out[sg.value] = [Quad(meta, layout.term("stats"), Literal(g_.to_json()), sg)]
+    out[qg.value] = [Quad(meta, layout.term("entityQuads"),
+                          Literal(str(agg.entity_quads + added_entity_quads), datatype=_XSD_INT), qg)]
+    return out
+
+
+def _tidy(g: Globals) -> None:
+    """Drop zero entries (a relation no paper uses any more is not listed, as before)."""
+    g.links = {k: v for k, v in sorted(g.links.items()) if v}
+    g.entities = {k: v for k, v in sorted(g.entities.items()) if v}
+    g.extractors = {k: v for k, v in sorted(g.extractors.items()) if v}
+    g.years = {k: v for k, v in sorted(g.years.items()) if v}
+
+
+def recount(store: Store, iris: Iris) -> Aggregates:
+    """Every aggregate computed from the graph (a full scan: for migration and stores filled otherwise)."""
+    pfx = prefixes(iris)
+    g = Globals()
+    year_of_paper: dict[str, int | None] = {}
+    for r in store.select(pfx + "SELECT ?p (SAMPLE(?y0) AS ?y) (SAMPLE(?v0) AS ?v) WHERE { ?p a kg:Paper "
+                          "OPTIONAL { ?p dcterms:issued ?y0 } OPTIONAL { ?p kg:extractorVersion ?v0 } }"
+                          " GROUP BY ?p"):
+        p = text(r, "p") or ""
+        year_of_paper[p] = year = year_of(text(r, "y"))
+        g.papers += 1
+        version = text(r, "v") or "none"
+        g.extractors[version] = g.extractors.get(version, 0) + 1
+        if year is not None:
+            g.years[year] = g.years.get(year, 0) + 1
+    branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in paper_relations(iris))
+    links: set[tuple[str, str, str]] = set()
+    for r in store.select(pfx + f"SELECT DISTINCT ?p ?r ?e WHERE {{ ?p a kg:Paper . {branches} "
+                          "FILTER(isIRI(?e)) }"):
+        links.add((text(r, "p") or "", (text(r, "r") or "").removeprefix(iris.ns), text(r, "e") or ""))
+    by_entity: dict[str, set[str]] = defaultdict(set)
+    for p, rel, e in links:
+        g.links[rel] = g.links.get(rel, 0) + 1
+        by_entity[e].add(p)
+    entities: dict[str, EntityCounts] = {}
+    for e, ps in by_entity.items():
+        eid = iris.entity_id_of(e)
+        if eid is None or iris.type_of_entity_id(eid) is None:
+            continue
+        ys: dict[int, int] = defaultdict(int)
+        for p in ps:
+            if (y := year_of_paper.get(p)) is not None:
+                ys[y] += 1
+        entities[e] = EntityCounts(len(ps), dict(ys))
+    prefix = Literal(iris.base + "graph/paper/")
+    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+                        f"FILTER(STRSTARTS(STR(?g), {prefix})) }}")
+    g.paper_quads = integer(rows[0], "n") if rows else 0
+    eg = NamedNode(iris.entities_graph)
+    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {eg} {{ ?s ?p ?o }} }}")
+    return Aggregates(g, integer(rows[0], "n") if rows else 0, entities, {})
+
+
+def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
+    """Recompute every aggregate from the graph and replace the stored ones, in one transaction (for
+    `kg migrate` and stores filled without `write_graphs`, e.g. a bulk load)."""
+    with _WRITING:
+        layout = Layout(iris)
+        stale = store.select(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?b {layout.term('member')} ?e }} }}")
+        graphs: dict[str, list[Quad]] = {g: [] for r in stale if (g := text(r, "g"))}
+        graphs.update({layout.type_graph(t): [] for t in ENTITY_TYPES})
+        graphs.update(_counter_graphs(store, iris, {}, {}, (), from_graph=True))
+        store.replace_graphs(graphs)
+        found = stored_globals(store, layout)
+        assert found is not None
+        return found
 
 
 def delete_papers(store: Store, iris: Iris, paper_ids: Sequence[str], *,

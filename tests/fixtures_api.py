@@ -144,8 +144,11 @@ def sample_store(path: str | None = None) -> EmbeddedStore:
         else:
             exs = gold_extractions()
         mapper = GraphMapper(Iris(BASE))
+        schema = {q.triple for q in _SAMPLE_QUADS}  # as kg.write does: no triple stored in two graphs
         for ex in exs:
-            _SAMPLE_QUADS.extend(mapper.paper_quads(ex))
+            mapped = mapper.map(ex)
+            _SAMPLE_QUADS.extend(mapped.quads)
+            _SAMPLE_QUADS.extend(q for q in mapped.shared if q.triple not in schema)
     store = EmbeddedStore(path, base_iri=BASE)
     graphs: dict[str, list[ox.Quad]] = {}
     for q in _SAMPLE_QUADS:

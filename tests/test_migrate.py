@@ -20,9 +20,11 @@ from test_store_format import (
     META,
     ROOT,
     SEED_JSONL,
+    aggregates,
     dataset,
     downgrade_to_v1,
     kg,
+    set_stamp,
 )
 
 from kg.query import (
@@ -89,14 +91,14 @@ def test_migrate_makes_the_store_equal_to_a_fresh_build(built: tuple[Path, Path]
     shutil.copytree(shared_old, old)  # migrate a copy: the module's old store stays old for other tests
     assert dataset(old) != dataset(fresh)
     proc = kg("migrate", "--store", old)
-    assert "from format version 1 to 2: 19 papers for version 2" in proc.stdout
+    assert f"from format version 1 to {FORMAT_VERSION}: 19 papers for version 2" in proc.stdout
     assert "ontology and vocabulary graphs rewritten" in proc.stdout
     assert "version 2: 19/19 papers" in proc.stderr
     assert dataset(old) == dataset(fresh)
     assert answers(old) == answers(fresh)
     assert "conforms" in kg("validate", "--store", old).stdout
     again = kg("migrate", "--store", old)
-    assert "at format version 2 already; nothing to do" in again.stdout
+    assert f"at format version {FORMAT_VERSION} already; nothing to do" in again.stdout
     assert dataset(old) == dataset(fresh)
 
 
@@ -179,3 +181,23 @@ def test_a_killed_migration_leaves_whole_papers_and_resumes(tmp_path: Path) -> N
     assert (total, done, stamps) == (n, n, [str(FORMAT_VERSION)])
     assert open_store(str(loc), base_iri=BASE, read_only=True).format_version == FORMAT_VERSION
     assert "conforms" in kg("validate", "--store", loc).stdout
+
+
+def test_migrate_from_format_2_computes_the_aggregates(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """A format-2 store (no aggregates) gets exactly the aggregates a fresh build keeps, the same answers."""
+    fresh, _ = built
+    old = tmp_path / "v2"
+    shutil.copytree(fresh, old)
+    raw = ox.Store(str(old))
+    gone = aggregates(raw)
+    assert gone
+    for q in gone:
+        raw.remove(q)
+    raw.flush()
+    del raw
+    set_stamp(old, 2)
+    assert dataset(old) != dataset(fresh)
+    proc = kg("migrate", "--store", old)
+    assert f"from format version 2 to {FORMAT_VERSION}" in proc.stdout
+    assert dataset(old) == dataset(fresh)
+    assert answers(old) == answers(fresh)

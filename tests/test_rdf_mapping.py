@@ -35,7 +35,16 @@ def test_entity_descriptions_live_in_the_shared_entities_graph() -> None:
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
     mapped = GraphMapper(IRIS).map(ex)
     assert {q.graph_name for q in mapped.shared} == {NamedNode(BASE + "graph/entities")}
-    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet"}
+    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1"}
+
+
+def test_no_triple_is_stored_in_two_graphs() -> None:
+    """The agent is described once (entities graph), not in every paper graph."""
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
+    mapped = GraphMapper(IRIS).map(ex)
+    own = {q.triple for q in mapped.quads}
+    assert not own & {q.triple for q in mapped.shared}
+    assert all(q.subject.value != BASE + "extractor/1" for q in mapped.quads)
 
 
 def test_link_is_a_direct_triple() -> None:

@@ -46,12 +46,18 @@ def downgrade_to_v1(path: Path) -> int:
     versions = list(store.quads_for_pattern(None, EXTRACTOR_VERSION, None, None))
     old_schema = [q for q in store.quads_for_pattern(None, None, None, ONTOLOGY)
                   if q.subject in (EXTRACTOR_VERSION, FORMAT) or q.predicate.value == KG + "sourceHash"]
-    for q in stamps + versions + old_schema:
+    for q in stamps + versions + old_schema + aggregates(store):
         store.remove(q)
     store.add(ox.Quad(ONTOLOGY, ox.NamedNode(KG + "sourceHash"), ox.Literal("format-1-fixture"), ONTOLOGY))
     store.flush()
     del store
     return len(versions)
+
+
+def aggregates(store: ox.Store) -> list[ox.Quad]:
+    """The quads of the aggregate graphs (format 3) under {base}graph/meta/."""
+    return [q for q in store if isinstance(q.graph_name, ox.NamedNode)
+            and q.graph_name.value.startswith(META.value + "/")]
 
 
 def set_stamp(path: Path, version: int) -> None:
@@ -210,7 +216,7 @@ def test_remote_stores_check_the_stamp_too(tmp_path: Path) -> None:
             open_store(url, base_iri=BASE)
         assert "format version 1" in str(err.value) and "kg migrate" in str(err.value)
         proc_m = kg("migrate", "--store", url)
-        assert "to 2" in proc_m.stdout
+        assert f"to {FORMAT_VERSION}" in proc_m.stdout
         assert open_store(url, base_iri=BASE).format_version == FORMAT_VERSION
     finally:
         proc.terminate()

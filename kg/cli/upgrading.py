@@ -46,7 +46,10 @@ def migrate(
     finally:
         st.close()
     papers = ", ".join(f"{n} papers for version {v}" for v, n in summary.papers.items())
-    print(f"migrated {store} from format version {summary.from_version} to {summary.to_version}: {papers}"
+    done = [papers] if papers else []
+    done += ["aggregates computed"] if getattr(summary, "aggregates_computed", False) else []
+    print(f"migrated {store} from format version {summary.from_version} to {summary.to_version}: "
+          + "; ".join(done)
           + ("; ontology and vocabulary graphs rewritten" if summary.schema_rewritten else "")
           + f"; {summary.seconds:.1f} s")
 

@@ -11,6 +11,7 @@ from pyoxigraph import Literal, NamedNode
 from kg.names import match_key
 from kg.query import cursor
 from kg.query.context import QueryContext
+from kg.query.counts import bucket_members, globals_of, layout_of, paper_counts_of, stored_buckets
 from kg.query.model import EntityInfo, Page
 from kg.query.sparql import integer, iri_or_none, one_of, text, values
 from kg.types import ENTITY_TYPES, EntityType
@@ -84,8 +85,14 @@ def _describe(ctx: QueryContext, iris: Sequence[str]) -> dict[str, EntityInfo | 
 
 
 def paper_counts(ctx: QueryContext, nodes: Sequence[NamedNode]) -> dict[str, int]:
-    """How many papers link to each entity (cached per store generation)."""
-    return ctx.memo.counts(ctx.store, (n.value for n in nodes), lambda iris: _count(ctx, iris))
+    """How many papers link to each entity: a lookup of the stored aggregates (computed from the graph for
+    a store without them); cached per store generation."""
+
+    def compute(iris: list[str]) -> dict[str, int]:
+        found = paper_counts_of(ctx, iris)
+        return found if found is not None else _count(ctx, iris)
+
+    return ctx.memo.counts(ctx.store, (n.value for n in nodes), compute)
 
 
 _EVERY = 2_000  # beyond this many entities one aggregate over every link is cheaper than a VALUES block
@@ -96,7 +103,8 @@ def _count(ctx: QueryContext, iris: Sequence[str]) -> dict[str, int]:
     FILTER on ?r makes Oxigraph evaluate the relations as a cross product), `?e` bound first."""
     branches = " UNION ".join(f"{{ ?p {r} ?e }}" for r in ctx.relations)
     scope = "" if len(iris) > _EVERY else values("e", [NamedNode(i) for i in iris])
-    rows = ctx.select(f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {scope} {branches} }} GROUP BY ?e")
+    rows = ctx.select(f"SELECT ?e (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {scope} {branches} ?p a kg:Paper }} "
+                      "GROUP BY ?e")
     return {text(r, "e") or "": integer(r, "n") for r in rows}
 
 
@@ -128,11 +136,18 @@ def entities(
     first: int = 20,
     after: str | None = None,
 ) -> Page[EntityInfo]:
-    """Entities ranked by paper count (then IRI); `search` keeps those matching the full-text index."""
-    ranked = _ranking(ctx, type_)
+    """Entities linked from at least one paper, ranked by paper count (then IRI); `search` keeps those
+    matching the full-text index. With stored aggregates a page reads only the count buckets it needs."""
+    if search is None and globals_of(ctx) is not None:
+        return _page_from_buckets(ctx, type_, first, after)
     if search is not None:
-        keep = {ctx.iris.entity_from_id(i) for i in ctx.index.entity_ids(ctx.store, search)}
-        ranked = [x for x in ranked if x[1] in keep]
+        keep = [iri for i in ctx.index.entity_ids(ctx.store, search)
+                if (type_ is None or ctx.iris.type_of_entity_id(i) == type_)
+                and (iri := ctx.iris.entity_from_id(i))]
+        counts = paper_counts(ctx, [n for n in (iri_or_none(i) for i in keep) if n is not None])
+        ranked = sorted((-n, iri) for iri, n in counts.items() if n > 0)
+    else:
+        ranked = _ranking(ctx, type_)
     start = 0
     if after:
         n, iri = cursor.decode("e", after, (int, str))
@@ -153,9 +168,53 @@ def _ranking(ctx: QueryContext, type_: EntityType | None) -> list[tuple[int, str
         rows = ctx.select(f"SELECT DISTINCT ?e WHERE {{ {branches} }}")
         iris = [iri for r in rows if (iri := text(r, "e") or "")]
         counts = ctx.memo.counts(ctx.store, iris, lambda missing: _count(ctx, missing))
-        return sorted((-counts.get(iri, 0), iri) for iri in iris)
+        return sorted((-n, iri) for iri in iris if (n := counts.get(iri, 0)) > 0)
 
     return ctx.memo.get(ctx.store, ("ranking", type_ or "*"), compute, len)
+
+
+def _page_from_buckets(ctx: QueryContext, type_: EntityType | None, first: int,
+                       after: str | None) -> Page[EntityInfo]:
+    """One page of the ranking read from the stored count buckets, best-linked first: only the buckets
+    the page reaches are read (the popular entities' buckets are small)."""
+    layout = layout_of(ctx)
+    types = [type_] if type_ else list(ENTITY_TYPES)
+    sizes_by_type = ctx.memo.get(ctx.store, ("agg-buckets", tuple(types)),
+                                 lambda: stored_buckets(ctx.store, layout, types), len)
+    by_count: dict[int, list[str]] = defaultdict(list)
+    sizes: dict[int, int] = defaultdict(int)
+    for t, found in sizes_by_type.items():
+        for n, k in found.items():
+            by_count[n].append(layout.bucket(t, n))
+            sizes[n] += k
+    total = sum(sizes.values())
+    queue = sorted(by_count, reverse=True)
+    position, last = 0, None
+    if after:
+        neg, iri0 = cursor.decode("e", after, (int, str))
+        last = (-neg, iri0)
+        position = sum(sizes[n] for n in queue if n > last[0])
+        queue = [n for n in queue if n <= last[0]]
+    chosen: list[tuple[int, str]] = []
+    while queue and len(chosen) < first:
+        batch, reach = [], 0
+        while queue and reach <= first - len(chosen):
+            n = queue.pop(0)
+            batch.append(n)
+            reach += sizes[n]
+        members = bucket_members(ctx.store, layout, [b for n in batch for b in by_count[n]])
+        for n in batch:
+            inside = sorted(m for b in by_count[n] for m in members.get(b, ()))
+            if last is not None and n == last[0]:
+                skip = bisect.bisect_right(inside, last[1])
+                position += skip
+                inside = inside[skip:]
+            chosen.extend((n, m) for m in inside)
+    chosen = chosen[:first]
+    infos = entities_by_iris(ctx, [iri for _, iri in chosen])
+    items = tuple(infos[iri] for _, iri in chosen if iri in infos)
+    cursors = tuple(cursor.encode("e", [-n, iri]) for n, iri in chosen if iri in infos)
+    return Page(items, total, position + first < total, cursors[-1] if cursors else None, cursors)
 
 
 def broader(ctx: QueryContext, iris: Iterable[str], narrower: bool = False) -> dict[str, list[EntityInfo]]:

@@ -13,7 +13,11 @@ descriptions in the shared graph {base}graph/entities):
             prov:wasDerivedFrom <paper> ; prov:wasGeneratedBy <extractor> .
     <entity> a kg:<Type> [, kg:<Kind>] ; skos:prefLabel "Name" ; skos:altLabel "alias"... ;
              kg:key "matchkey"... ; kg:kind "Kind" ; kg:variantOf <entity> ; skos:broader <entity> .
-    <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .
+    <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .   # in the entities graph
+
+No triple is stored in two graphs, so the union default graph is a set: the extractor agent is described
+once in the entities graph, not in every paper graph, and kg.write leaves out of the entities graph what
+the store's vocabulary and ontology graphs already say.
 
 Entity descriptions are shared: stored once however many papers mention the entity, so a popular
 entity's labels and keys are one row each in queries over the union of graphs (repeating them per paper
@@ -124,8 +128,8 @@ class GraphMapper:
                 add(p, self.kg("hasCode"), code_iri)
 
         agent = NamedNode(iris.extractor(ex.extractor_version or "unknown"))
-        add(agent, _TYPE, NamedNode(PROV + "SoftwareAgent"))
-        add(agent, RDFS + "label", Literal(f"paperkg extractor {ex.extractor_version or 'unknown'}"))
+        describe(agent, _TYPE, NamedNode(PROV + "SoftwareAgent"))
+        describe(agent, RDFS + "label", Literal(f"paperkg extractor {ex.extractor_version or 'unknown'}"))
         add(p, self.kg("extractorVersion"), Literal(ex.extractor_version or "unknown"))  # store format 2
 
         declared: set[str] = set()

@@ -17,12 +17,14 @@ import pyoxigraph as ox
 from kg.store.types import Store, StoreError
 from kg.store.writes import Meta
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # What each version changed in the layout (README "Upgrading" and `kg migrate` print these).
 CHANGES: dict[int, str] = {
     1: "paper graphs, link nodes, shared entities graph, ontology and vocabulary graphs (no stamp)",
     2: "each paper carries kg:extractorVersion (the extractor version that wrote its links);"
        " the format version is stamped in the meta graph",
+    3: "aggregates kept at write time (paper counts per entity and year, the graph's statistics) in"
+       " graphs under {base}graph/meta/",
 }
 
 
