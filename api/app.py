@@ -73,7 +73,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                             request, request_adapter, sub_response, context, root_value, request_data)
                 except DeadlineExceeded as exc:
                     return ExecutionResult(data=None, errors=[GraphQLError(str(exc))])
-                if last or getattr(request.state, "kg_mutation", False):
+                if last or context.mutation:  # a mutation runs once (api.auth.MarkMutations)
                     return result
                 if await self._generation() == before:
                     return result

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
@@ -23,7 +22,7 @@ class BodySizeLimit:
             return
         length = dict(scope.get("headers") or []).get(b"content-length", b"0")
         if not length.isdigit() or int(length) > self.max_bytes:
-            await self._refuse(send)
+            await self._refuse(scope, receive, send)
             return
         seen = 0
         started = False
@@ -45,20 +44,8 @@ class BodySizeLimit:
             await self.app(scope, counted, tracked)
         except _TooLarge:
             if not started:
-                await self._refuse(send)
+                await self._refuse(scope, receive, send)
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            {"errors": [{"message": f"request body larger than {self.max_bytes} bytes"}]}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = f"request body larger than {self.max_bytes} bytes"
+        await JSONResponse({"errors": [{"message": message}]}, status_code=413)(scope, receive, send)

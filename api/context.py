@@ -25,6 +25,7 @@ class ApiContext:
     settings: Settings
     writer: PaperWriter
     loaders: Loaders = field(init=False)
+    mutation: bool = field(default=False, init=False)  # set by api.auth.MarkMutations before execution
 
     def __post_init__(self) -> None:
         self.loaders = Loaders(self.query)

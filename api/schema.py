@@ -17,7 +17,7 @@ from strawberry.extensions import (
 )
 from strawberry.types import ExecutionContext
 
-from api.auth import require_token
+from api.auth import MarkMutations, token_required
 from api.context import ApiInfo
 from api.errors import PublicError, should_mask
 from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
@@ -189,10 +189,10 @@ class Query(ResultsQuery):
 @strawberry.type
 class Mutation:
     @strawberry.mutation(
-        description="Extract and add papers (bearer token required); re-adding an id replaces it."
+        description="Extract and add papers (bearer token required); re-adding an id replaces it.",
+        extensions=token_required(),
     )
     async def add_papers(self, info: ApiInfo, papers: list[PaperInput]) -> list[Paper]:
-        require_token(info.context.request, info.context.settings.api_token)
         check_range("number of papers", len(papers), 1, MAX_BATCH)
         records = [
             PaperRecord(
@@ -211,10 +211,10 @@ class Mutation:
         return [Paper.of(p) for p in await off_loop(info.context.writer.add, records, gate)]
 
     @strawberry.mutation(
-        description="Delete a paper and everything extracted from it (bearer token required)."
+        description="Delete a paper and everything extracted from it (bearer token required).",
+        extensions=token_required(),
     )
     async def delete_paper(self, info: ApiInfo, id: strawberry.ID) -> bool:
-        require_token(info.context.request, info.context.settings.api_token)
         return await off_loop(info.context.writer.delete, str(id), write_gate(info))
 
 
@@ -258,6 +258,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
             lambda: DepthLimit(settings.max_depth),
             lambda: CostLimit(max_cost),
             OneWrite,
+            MarkMutations,
             lambda: AddValidationRules(rules),
             lambda: CheckedValidation(maxsize=512),
             lambda: Deadline(settings.query_timeout_s),

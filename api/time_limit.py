@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
@@ -51,15 +51,5 @@ class TimeLimit:
         msg = f"query time limit of {self.seconds:g} s exceeded"
         if gate is not None:
             msg += "; nothing was written"
-        body = json.dumps({"data": None, "errors": [{"message": msg}]}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 503,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        refusal = JSONResponse({"data": None, "errors": [{"message": msg}]}, status_code=503)
+        await refusal(scope, receive, send)
