@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING, cast
 
 import strawberry
 
@@ -12,23 +13,19 @@ from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
 from kg.query.graph import Ring as RingRecord
-from kg.types import PAPER_RELATIONS
+from kg.types import ENTITY_TYPES, PAPER_RELATIONS
 from kg.types import EntityType as KgEntityType
 
-
-@strawberry.enum(description="The kinds of entity a paper links to.")
-class EntityType(Enum):
-    TASK = "Task"
-    DATASET = "Dataset"
-    METHOD = "Method"
-    METRIC = "Metric"
-    MODEL = "Model"
-    DOMAIN = "Domain"
-    THREAT = "Threat"
+if TYPE_CHECKING:
+    class EntityType(Enum):
+        """TASK = "Task", DATASET = "Dataset", ...: one member per kg.types.ENTITY_TYPES."""
+else:  # the members come from kg.types, where the entity types are said once
+    EntityType = strawberry.enum(Enum("EntityType", [(t.upper(), t) for t in ENTITY_TYPES]),
+                                 description="The kinds of entity a paper links to.")
 
 
 def kg_type(t: EntityType | None) -> KgEntityType | None:
-    return None if t is None else t.value
+    return None if t is None else cast(KgEntityType, t.value)
 
 
 @strawberry.type

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
+# The kinds of entity, said once: the GraphQL enum (api/types.py) and the extractor derive from these.
 EntityType = Literal["Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat"]
-ENTITY_TYPES: tuple[EntityType, ...] = ("Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat")
+ENTITY_TYPES: tuple[EntityType, ...] = get_args(EntityType)
+# The relation a paper has to an entity of each type when nothing more specific was read.
+RELATION_BY_TYPE: dict[str, str] = {
+    "Dataset": "usesDataset",
+    "Task": "addressesTask",
+    "Method": "usesMethod",
+    "Model": "evaluatesModel",
+    "Metric": "reportsMetric",
+    "Domain": "targetsDomain",
+    "Threat": "studiesThreat",
+}
 
 # Ontology properties linking a paper to an entity (local names in the kg: namespace).
 PAPER_RELATIONS: tuple[str, ...] = (

@@ -12,7 +12,7 @@ import numpy
 from spacy.attrs import IDX, LOWER, SENT_START
 from spacy.tokens import Doc
 
-from kg.types import EntityRef
+from kg.types import RELATION_BY_TYPE, EntityRef
 
 
 class Mention(TypedDict):
@@ -49,15 +49,6 @@ for _name in EXTENSIONS:
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)
 
-RELATION_BY_TYPE = {
-    "Dataset": "usesDataset",
-    "Task": "addressesTask",
-    "Method": "usesMethod",
-    "Model": "evaluatesModel",
-    "Metric": "reportsMetric",
-    "Domain": "targetsDomain",
-    "Threat": "studiesThreat",
-}
 # Confidence levels: vocabulary exact > acronym-resolved > pattern > weak heuristic (< 0.5 means "low").
 CONF_VOCAB_CASE, CONF_VOCAB, CONF_ACRONYM, CONF_PATTERN, CONF_WEAK = 0.95, 0.9, 0.85, 0.7, 0.4
 
