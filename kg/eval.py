@@ -1,14 +1,12 @@
-"""Measure the extractor on a gold file: `python -m kg.eval GOLD [--verbose] [--json] [--no-title]`.
+"""Measure the extractor on gold files: the library behind `kg eval` (the one command line for it).
 
-Extracts from the gold records' own texts (`text`, plus `title` unless --no-title) and scores like the
-reference scorer (kg/extract/scoring.py): per-category P/R/F1 and micro over the five main categories.
+Extracts from the gold records' own texts (`text`, plus `title` unless `kg eval --no-titles`) and scores
+like the reference scorer (kg/extract/scoring.py): per-category P/R/F1, micro over the five main categories.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,19 +106,3 @@ def format_report(report: EvalReport, verbose: bool = False) -> str:
             lines.append(pid)
             lines.extend(by_paper[pid])
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kg.eval", description=__doc__.splitlines()[0])
-    ap.add_argument("gold")
-    ap.add_argument("--verbose", action="store_true", help="list misses and false links per paper")
-    ap.add_argument("--json", action="store_true", help="print the score rows as JSON")
-    ap.add_argument("--no-title", action="store_true", help="extract from the abstract only")
-    args = ap.parse_args(argv)
-    report = evaluate(args.gold, with_title=not args.no_title)
-    print(json.dumps(report.rows) if args.json else format_report(report, args.verbose))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
