@@ -86,11 +86,6 @@ class SparqlEndpoint:
             self.pool.close()
 
 
-def make_endpoint(store: Store, settings: Settings) -> Any:
-    """The /sparql request handler over `store` with the settings' timeout and row cap."""
-    return SparqlEndpoint(store, settings).handle
-
-
 class Busy(Exception):
     """Every evaluation slot is taken."""
 

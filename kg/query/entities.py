@@ -16,7 +16,6 @@ from kg.query.model import EntityInfo, Page
 from kg.query.sparql import integer, iri_or_none, one_of, text, values
 from kg.types import ENTITY_TYPES, EntityType
 
-_EXPAND = "(kg:variantOf|skos:broader)*"
 _EXPAND_PLUS = (
     "(kg:variantOf|skos:broader)+"  # joined with the zero step by UNION: Oxigraph's `*` scans all nodes
 )
