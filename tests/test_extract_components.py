@@ -159,3 +159,20 @@ def test_blank_model_is_not_needed_for_acronyms() -> None:
     nlp = spacy.blank("en")
     nlp.add_pipe("paperkg_acronyms")
     assert nlp("Deep Sea Nets (DSN) are used.")._.kg_acronyms[0][:2] == ["DSN", "Deep Sea Nets"]
+
+
+def test_proposals_data_the_paper_creates(nlp: Language) -> None:
+    text = "We gather texts from forty forums and create the WALRUS corpus for dialect research."
+    doc = nlp(join_fields("", text))
+    got = [(m["relation"], m["name"]) for m in doc._.kg_mentions if m["rule"] == "makes-data"]
+    assert got == [("introducesDataset", "WALRUS")]
+
+
+def test_proposals_a_defined_part_that_acts_is_named_but_a_defined_problem_is_not(nlp: Language) -> None:
+    text = (
+        "The Minimum Quokka Cover Problem (MQCP) is NP-hard. "
+        "Then, the temporal fidelity regulating gate (TFRG) enhances fidelity through feature interaction."
+    )
+    doc = nlp(join_fields("", text))
+    got = [m["name"] for m in doc._.kg_mentions if m["rule"] == "defined-subject"]
+    assert got == ["TFRG"]

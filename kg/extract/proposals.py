@@ -7,11 +7,12 @@ import re
 from collections.abc import Mapping
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from kg.extract.common import (
     CONF_PATTERN,
     CONF_WEAK,
+    GENERIC_ACRONYMS,
     KIND_BY_HEAD,
     NAME_RE,
     doc_text,
@@ -23,6 +24,7 @@ from kg.extract.common import (
 from kg.extract.corpus_words import load_corpus_words
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.extract.terms import TierTerm, load_tier
+from kg.extract.words import TASK_HEADS
 from kg.names import match_key
 from kg.types import EntityRef
 
@@ -83,6 +85,15 @@ _REPO = re.compile(
     r"(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org)/(?:datasets/)?[\w.-]+/([\w.-]+)", re.I
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+# "… and create the CEREAL corpus", "we present ScanNet200-Fine50 test data": data the paper makes, named.
+_MAKES_DATA = re.compile(
+    r"\b(?:create|creates|created|construct|constructs|build|builds|release|releases|collect|collects|"
+    r"curate|curates|present|presents|introduce|introduces|contribute|contributes)\s+(?:the\s+|a\s+|an\s+|our\s+)?"
+    r"(?:new\s+|novel\s+|first\s+)?([A-Za-z][\w-]*[A-Z0-9][\w-]*)\s+"
+    r"(dataset|corpus|benchmark|test data|test set|testbed|suite|collection)\b"
+)
+_ACTS_AFTER = re.compile(r"\)\s+(?:also\s+|then\s+|further\s+|effectively\s+)?([a-z]+s)\b")
+_COPULAS = frozenset(["is", "has", "does", "remains", "seems", "appears", "becomes"])
 _NAME_AFTER_HEAD = re.compile(r"\s*[a-z]+\s+(?:\(\s*)?[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w-]*")
 
 
@@ -146,6 +157,7 @@ class ProposalFinder:
                         "code-repo",
                     )
         self._recurring(doc, text, title_end, found, add)
+        self._defined_subjects(doc, text, acr, add)
         # named variants of a proposed name or its acronym: "MELON-Aug", "SBS-PF", "TowerInstruct"
         bases = {n: f for n, f in found.items() if f[4] > CONF_WEAK + 0.05}
         for a in acr:
@@ -210,6 +222,27 @@ class ProposalFinder:
                 kind = next((k for m in ms if (k := kind_near(text[m.end() : m.end() + 40]))), None)
                 add(ms[0].start(), ms[0].end(), name, kind, CONF_PATTERN - 0.1, "recurring-name")  # type: ignore[operator]
 
+    def _defined_subjects(self, doc: Doc, text: str, acr: list[list[object]], add: object) -> None:
+        """A name defined here that nobody else uses and that acts at once ("the temporal fidelity
+        regulator (TFR) enhances …") is a named part of the paper's own system."""
+        corpus = load_corpus_words()
+        for a in acr:
+            short, long = str(a[0]), str(a[1])
+            if a[6] != "LF(SF)" or short.upper() in GENERIC_ACRONYMS or corpus.known_name(short):
+                continue
+            if self.lexicon.lookup(short) is not None or self._known_phrase(long):
+                continue
+            m = _ACTS_AFTER.match(text, int(a[3]))  # type: ignore[call-overload]
+            if m is None:
+                continue
+            verb = doc.char_span(m.start(1), m.end(1))
+            if verb is None or verb[0].lower_ in _COPULAS or not _acts(verb[0]):
+                continue  # "the X Problem (XP) is NP-hard" says what it is, not what it does
+            if long.split()[-1].lower() in TASK_HEADS | {"problem", "problems", "task", "tasks"}:
+                continue
+            kind = kind_near(long.split()[-1]) or ("Method", "Method")
+            add(int(a[2]), int(a[3]), short, kind, CONF_PATTERN, "defined-subject")  # type: ignore[call-overload, operator]
+
     def _known_phrase(self, long: str) -> bool:
         """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning"), or is a term
         many papers use (the mined tier: "we introduce Test-Time Training (TTT) to …" is not a new method)."""
@@ -259,9 +292,13 @@ class ProposalFinder:
                     for a in acr
                     if str(a[0]) in known_short
                 )
-                if m.group() in known_short or known_long or any(
-                    c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
-                    for c in cands
+                if (
+                    m.group() in known_short
+                    or known_long
+                    or any(
+                        c[0] <= off + m.start() < max(c[1], c[0] + 1) or _in_long(acr, off + m.start())
+                        for c in cands
+                    )
                 ):
                     continue  # a word of a known term's long form ("Test-Time" in "Test-Time Training (TTT)")
                 named = bool(_NAMING.search(text[max(0, m.start() - 20) : m.start()]))
@@ -319,6 +356,12 @@ class ProposalFinder:
                 if off <= ls < off + len(text) and _NOVEL_BEFORE.search(before):
                     kind = kind_near(str(a[1]).split()[-1]) or kind_near(text[int(a[3]) - off :][:60])  # type: ignore[call-overload]
                     adder(ss, int(a[3]), str(a[0]), kind, CONF_PATTERN + 0.05, "novel-acronym")  # type: ignore[call-overload, operator]
+        if _WE.search(text):
+            for m in _MAKES_DATA.finditer(text):
+                if self._ok(m.group(1), 2, False):
+                    kind = KIND_BY_HEAD.get(m.group(2).split()[-1], ("Dataset", "Dataset"))
+                    start, end = off + m.start(1), off + m.end(1)
+                    adder(start, end, m.group(1), kind, CONF_PATTERN + 0.05, "makes-data")  # type: ignore[operator]
         naming = _NAMING_ANY.search(text) is not None
         if "," not in text and not naming:
             return
@@ -367,10 +410,20 @@ class ProposalFinder:
                     adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")  # type: ignore[operator]
 
 
+def _acts(tok: Token) -> bool:
+    """A verb in the third person, or a word the tagger took for a plural noun that has an object after it
+    ("(TPCP) restores faces")."""
+    nxt = tok.nbor(1) if tok.i + 1 < len(tok.doc) else None
+    return tok.tag_ == "VBZ" or (
+        tok.tag_ == "NNS" and nxt is not None and nxt.tag_ in ("NN", "NNS", "DT", "JJ", "PRP$")
+    )
+
+
 def _camel_base(word: str, bases: Mapping[str, object]) -> str:
     """The proposed name `word` continues with a capitalised part ("TowerInstruct" after "Tower"), or ""."""
     for base in bases:
-        if len(base) >= 3 and len(word) > len(base) + 1 and word.startswith(base) and word[len(base)].isupper():
+        longer = len(word) > len(base) + 1 and word.startswith(base)
+        if len(base) >= 3 and longer and word[len(base)].isupper():
             return base
     return ""
 

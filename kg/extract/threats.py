@@ -61,7 +61,7 @@ _HEAD_AFTER = frozenset(
         "variants",
     ]
 )
-# Heads that name a threat only after a qualifying word: "safety risks", "malicious users", "Byzantine clients".
+# Heads that are threats only after a qualifier: "safety risks", "malicious users", "Byzantine clients".
 QUALIFIED_HEADS = {
     **{w: "risk" for w in ("risk", "risks")},
     **{
@@ -168,7 +168,7 @@ def threat_mentions(head: Token, mods: list[Token]) -> list[Mention]:
 
 
 def qualified_threat(head: Token) -> list[Mention]:
-    """ "safety risks" → safety risk, "malicious users" → malicious user: a qualifier right before the head."""
+    """ "safety risks" → safety risk, "malicious users" → malicious user: a qualifier right before."""
     doc, base = head.doc, QUALIFIED_HEADS[head.lower_]
     if head.i == 0 or head.tag_ not in _NOUNS:
         return []
