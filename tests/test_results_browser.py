@@ -1,0 +1,186 @@
+"""The explorer's leaderboard and comparison (api/explorer/static/results.js) in a real headless Chromium
+(Debian's, driven by playwright) against a live server: the sample built by the real pipeline plus papers
+with ImageNet results. A dataset's panel shows its leaderboard (metric picker, rows best first, evidence on
+click); ticked papers are compared side by side and exported as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixtures_api import BASE, sample_store, serve
+
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Result
+from kg.write import write_extractions
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 20_000
+IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
+FID = EntityRef("Metric", "Frechet Inception Distance")
+ACC = EntityRef("Metric", "top-1 accuracy")
+
+
+def _made(pid: str, name: str, rows: list[tuple[float, str, EntityRef]]) -> Extraction:
+    sentences = [f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows]
+    abstract = " ".join(sentences)
+    own = EntityRef("Method", name)
+    results, at = [], 0
+    for (v, u, m), sent in zip(rows, sentences, strict=True):
+        mention = f"{v:g}{u}"
+        s = abstract.index(sent, at) + len(name) + 9
+        results.append(
+            Result(
+                v,
+                u,
+                "absolute",
+                m,
+                Evidence(sent, mention, s, s + len(mention), 0.9),
+                dataset=IMAGENET,
+                method=own,
+            )
+        )
+        at = s
+    ev = Evidence(abstract, name, 0, len(name), 0.9)
+    links = (
+        Link("proposes", own, ev),
+        Link("usesDataset", IMAGENET, ev),
+        Link("reportsMetric", rows[0][2], ev),
+        Link("addressesTask", EntityRef("Task", "image generation"), ev),
+    )
+    return Extraction(
+        Paper(pid, abstract, title=f"{name}: a generator", year=2024),
+        links,
+        extractor_version="t",
+        results=tuple(results),
+    )
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    store = sample_store()
+    made = [
+        _made("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)]),
+        _made("x-2", "SigmaGAN", [(1.9, "", FID), (82.4, "%", ACC), (3.3, "", FID)]),
+        _made("x-3", "TauGAN", [(4.4, "", FID)]),
+    ]
+    write_extractions(store, made, GraphMapper(Iris(BASE)))
+    for s in serve(store):
+        yield s.url
+
+
+@pytest.fixture(scope="module")
+def page(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: run scripts/system-deps (Debian's chromium)"
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            ctx = browser.new_context(
+                viewport={"width": 1400, "height": 900}, bypass_csp=True, accept_downloads=True
+            )
+            p = ctx.new_page()
+            p.set_default_timeout(TIMEOUT_MS)
+            p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+            p.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+            p.goto(f"{server}/explore")
+            p.wait_for_function("window.kgExplorer && kgExplorer.ready && window.kgResults")
+            p.evaluate("kgExplorer.openPanel('dataset/imagenet')")
+            p.wait_for_selector(".kg-leaderboard tbody tr.lb-row")
+            p.errors = errors
+            yield p
+        finally:
+            browser.close()
+
+
+def show(page: Any, metric: str, first_value: str) -> None:
+    """Pick `metric` and wait for its board (whose first value is `first_value`); tests share one page, so a
+    comparison left open by another test is closed first."""
+    if page.locator("#kg-compare").count():
+        page.click("#kg-compare-close")
+    page.select_option(".lb-metric", metric)
+    page.wait_for_function(
+        "document.querySelector('.kg-leaderboard tr.lb-row td:nth-child(2)')?.textContent === "
+        + repr(first_value)
+    )
+
+
+_ROWS = """els => els.map(r => [r.dataset.paper, r.children[0].textContent, r.children[1].textContent])"""
+
+
+def test_dataset_panel_shows_its_leaderboard_best_first(page: Any) -> None:
+    options = page.eval_on_selector_all(".lb-metric option", "els => els.map(e => e.value)")
+    assert options == ["Frechet Inception Distance", "top-1 accuracy"]  # most results first
+    show(page, "Frechet Inception Distance", "1.9")
+    rows = page.eval_on_selector_all(".kg-leaderboard tr.lb-row", _ROWS)
+    assert rows == [["x-2", "1", "1.9"], ["x-1", "2", "2.7"], ["x-2", "3", "3.3"], ["x-3", "4", "4.4"]]
+    assert page.errors == []
+
+
+def test_metric_picker_reorders_by_direction(page: Any) -> None:
+    show(page, "top-1 accuracy", "82.4%")
+    rows = page.eval_on_selector_all(".kg-leaderboard tr.lb-row", _ROWS)
+    assert rows == [["x-2", "1", "82.4%"], ["x-1", "2", "80.1%"]]
+    show(page, "Frechet Inception Distance", "1.9")
+
+
+def test_value_click_shows_its_evidence_sentence(page: Any) -> None:
+    show(page, "Frechet Inception Distance", "1.9")
+    value = page.locator(".kg-leaderboard tr.lb-row .lb-value").first
+    assert value.get_attribute("title") == "SigmaGAN reaches 1.9 Frechet Inception Distance on ImageNet."
+    value.click()
+    detail = page.locator(".kg-leaderboard tr.lb-detail").first
+    detail.wait_for(state="visible")
+    assert detail.locator("mark").inner_text() == "1.9"
+    assert "SigmaGAN reaches" in detail.inner_text()
+
+
+def test_ticked_papers_are_compared_and_exported(page: Any) -> None:
+    show(page, "Frechet Inception Distance", "1.9")
+    page.locator(".lb-tick[data-paper='x-2']").first.check()
+    page.locator(".lb-tick[data-paper='x-3']").first.check()
+    assert page.locator(".lb-tick[data-paper='x-2']").nth(1).is_checked()  # every row of that paper
+    page.click("#kg-compare-open")
+    page.wait_for_selector("#kg-compare table")
+    heads = page.eval_on_selector_all(
+        "#kg-compare thead th[data-paper]", "els => els.map(e => e.dataset.paper)"
+    )
+    assert heads == ["x-2", "x-3"]
+    results = page.inner_text("#kg-compare tr[data-row='results']")
+    assert "Frechet Inception Distance 1.9 on ImageNet" in results and "4.4" in results
+    methods = page.inner_text("#kg-compare tr[data-row='methods']")
+    assert "SigmaGAN" in methods and "TauGAN" in methods
+    with page.expect_download() as dl:
+        page.click("#kg-compare-csv")
+    text = Path(dl.value.path()).read_text(encoding="utf-8")
+    table = list(csv.reader(io.StringIO(text)))
+    assert table[0] == ["property", "x-2", "x-3"]
+    assert [r[0] for r in table[1:]] == [
+        "title",
+        "year",
+        "tasks",
+        "datasets",
+        "methods",
+        "models",
+        "metrics",
+        "results",
+    ]
+    assert "82.4%" in table[-1][1] and table[5][2] == "TauGAN"
+    assert page.errors == []
