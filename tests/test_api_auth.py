@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
-from fixtures_api import TOKEN, Server, gold_extractions, serve, store_from
+from fixtures_api import TOKEN, Server
 
 from api.schema import build_schema
 from kg.settings import Settings
@@ -18,26 +16,21 @@ DOCUMENT = """query Look($id: ID!) { paper(id: $id) { id } }
               mutation Drop($id: ID!) { deletePaper(id: $id) }"""
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    yield from serve(store_from(gold_extractions()), api_token=TOKEN)
-
-
 def post(server: Server, operation: str, headers: dict[str, str] | None = None, **variables: Any) -> Any:
     body = {"query": DOCUMENT, "operationName": operation, "variables": variables}
     return httpx.post(server.url + "/graphql", json=body, headers=headers or {}, timeout=60).json()
 
 
-def test_a_mutation_runs_once_though_its_own_write_moves_the_generation(server: Server) -> None:
+def test_a_mutation_runs_once_though_its_own_write_moves_the_generation(gold_token_server: Server) -> None:
     # run twice, the second run would find the paper gone and answer false
-    assert post(server, "Drop", AUTH, id="seed-03") == {"data": {"deletePaper": True}}
-    assert post(server, "Look", id="seed-03") == {"data": {"paper": None}}
+    assert post(gold_token_server, "Drop", AUTH, id="seed-03") == {"data": {"deletePaper": True}}
+    assert post(gold_token_server, "Look", id="seed-03") == {"data": {"paper": None}}
 
 
-def test_the_permission_refuses_before_the_resolver(server: Server) -> None:
-    answer = post(server, "Drop", {"Authorization": "Bearer nope"}, id="seed-04")
+def test_the_permission_refuses_before_the_resolver(gold_token_server: Server) -> None:
+    answer = post(gold_token_server, "Drop", {"Authorization": "Bearer nope"}, id="seed-04")
     assert [e["message"] for e in answer["errors"]] == ["mutation refused: missing or invalid bearer token"]
-    assert post(server, "Look", id="seed-04") == {"data": {"paper": {"id": "seed-04"}}}
+    assert post(gold_token_server, "Look", id="seed-04") == {"data": {"paper": {"id": "seed-04"}}}
 
 
 def test_the_schema_text_names_no_permission() -> None:
