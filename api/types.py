@@ -273,6 +273,8 @@ class Cooccurrence:
     more: int = strawberry.field(description="Co-occurring entities left out by `first`.")
     paper_count: int
     papers_drawn: bool = strawberry.field(description="True when the centre's papers are nodes too.")
+    counted: int = strawberry.field(description="Papers whose links were counted: below paperCount (a very "
+                                    "popular entity), `shared` and `weight` are estimates scaled to all.")
 
     @classmethod
     def of(cls, r: RingRecord) -> Cooccurrence:
@@ -291,6 +293,7 @@ class Cooccurrence:
             more=r.more,
             paper_count=r.paper_count,
             papers_drawn=r.papers_drawn,
+            counted=r.counted,
         )
 
 

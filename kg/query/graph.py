@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -139,6 +140,7 @@ class Ring:
     more: int
     paper_count: int
     papers_drawn: bool
+    counted: int = 0  # papers whose links were counted (fewer than paper_count: shared counts are estimates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,19 +193,8 @@ def _ring(
                   for o in dict.fromkeys(o for _, o in kept)]
         edges = tuple(WeightedEdge(cid, info[o].id, _local(ctx, r), 1) for r, o in kept)
         return Ring(tuple(nodes), edges, {n.id: 1 for n in nodes[1:]}, 0, 1, True)
-    # every link of every paper linked to the centre, in one query (paper -> its entities); VALUES on the
-    # predicates, not a FILTER, so Oxigraph reads only link triples
-    rv = " ".join(str(r) for r in ctx.relations)
-    rows = ctx.select(
-        f"SELECT ?p ?r ?o WHERE {{ {values('c', [NamedNode(center)])} ?p ?rc ?c . ?p a kg:Paper . "
-        f"VALUES ?r {{ {rv} }} ?p ?r ?o }}"
-    )
-    by_paper: dict[str, set[tuple[str, str]]] = defaultdict(set)  # a set: ?rc may match twice
-    for row in rows:
-        by_paper[text(row, "p") or ""].add((text(row, "r") or "", text(row, "o") or ""))
-    shared: Counter[str] = Counter()
-    for links in by_paper.values():
-        shared.update({o for _, o in links} - {center})
+    papers, shared, by_paper = _cooccurring(ctx, center)
+    scale = len(papers) / len(by_paper) if by_paper else 1.0  # inner links of a sampled centre: estimates
 
     def wanted(o: str) -> bool:
         etype = ctx.iris.type_of_entity_id(ctx.iris.entity_id_of(o) or "")
@@ -216,13 +207,13 @@ def _ring(
         key=lambda o: (-shared[o], -info[o].paper_count, info[o].name.lower()),
     )
     top = ranked[:first]
-    inner = _inner_links(by_paper, set(top), links_each)
+    inner = [(ab, round(w * scale)) for ab, w in _inner_links(by_paper, set(top), links_each)]
     c = info.get(center)
     nodes = [Node(c.id, center, c.name, c.type, c.paper_count) if c else _node(ctx, center, "", 0)]
     nodes += [Node(info[o].id, o, info[o].name, info[o].type, info[o].paper_count) for o in top]
     ring_edges = [WeightedEdge(cid, info[o].id, "cooccurs", shared[o]) for o in top]
     ring_edges += [WeightedEdge(info[a].id, info[b].id, "cooccurs", w) for (a, b), w in inner]
-    drawn = len(by_paper) <= max_papers
+    drawn = len(papers) <= max_papers
     if drawn:
         labels = _labels(ctx, by_paper)
         for p, links in sorted(by_paper.items()):
@@ -231,7 +222,8 @@ def _ring(
             ring_edges += [WeightedEdge(pid, info[o].id if o in info else _id(ctx, o), _local(ctx, r), 1)
                       for r, o in sorted(links) if o == center or o in top]
     ids = {n.id: shared[n.iri] for n in nodes[1:] if n.iri in shared}
-    return Ring(tuple(nodes), tuple(ring_edges), ids, len(candidates) - len(top), len(by_paper), drawn)
+    return Ring(tuple(nodes), tuple(ring_edges), ids, len(candidates) - len(top), len(papers), drawn,
+                len(by_paper))
 
 
 def _inner_links(
@@ -253,3 +245,44 @@ def _inner_links(
         for negw, a, b in sorted(cands)[:links_each]:
             keep[(a, b)] = -negw
     return sorted(keep.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+SAMPLE = 600  # papers whose links are read for one centre; beyond, a sample of them
+
+
+def _cooccurring(
+    ctx: QueryContext, center: str
+) -> tuple[list[str], dict[str, int], dict[str, set[tuple[str, str]]]]:
+    """The centre's papers, the papers it shares with every co-occurring entity, and the links of its papers:
+    all of them up to SAMPLE papers; beyond, a fixed pseudo-random SAMPLE of them, and the shared counts are
+    estimated from it (scaled to all its papers; `Ring.counted` says so). Reading every link of a popular
+    entity's thousands of papers took seconds; the strongest neighbours come out the same. Cached per store
+    generation, whatever `first` and `types` ask for."""
+
+    def compute() -> tuple[list[str], dict[str, int], dict[str, set[tuple[str, str]]]]:
+        rv = " ".join(str(r) for r in ctx.relations)  # VALUES, not FILTER: Oxigraph reads only link triples
+        c = values("c", [NamedNode(center)])
+        rows = ctx.select(f"SELECT DISTINCT ?p WHERE {{ {c} VALUES ?rc {{ {rv} }} ?p ?rc ?c }}")
+        papers = sorted(text(r, "p") or "" for r in rows)
+        sample = papers
+        if len(papers) > SAMPLE:
+            sample = sorted(papers, key=lambda p: hashlib.sha1(p.encode()).digest())[:SAMPLE]
+        by_paper: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        rels = {r.value for r in ctx.relations}
+        for i in range(0, len(sample), 500):  # every triple of the papers, filtered here: a VALUES on ?r
+            chunk = values("p", [NamedNode(p) for p in sample[i:i + 500]])  # makes Oxigraph 10x slower
+            for row in ctx.select(f"SELECT ?p ?r ?o WHERE {{ {chunk} ?p ?r ?o }}"):
+                if (r := text(row, "r") or "") in rels:
+                    by_paper[text(row, "p") or ""].add((r, text(row, "o") or ""))
+        shared: Counter[str] = Counter()
+        for links in by_paper.values():
+            shared.update({o for _, o in links} - {center})
+        if len(sample) < len(papers):  # estimates from the sample, on the scale of all its papers
+            scale = len(papers) / len(sample)
+            shared = Counter({o: max(1, round(n * scale)) for o, n in shared.items()})
+        return papers, dict(shared), dict(by_paper)
+
+    def weight(f: tuple[list[str], dict[str, int], dict[str, set[tuple[str, str]]]]) -> int:
+        return len(f[0]) + len(f[1]) + sum(len(v) for v in f[2].values())
+
+    return ctx.memo.get(ctx.store, ("cooccurring", center), compute, weight)

@@ -24,7 +24,7 @@
     score paper { id title year } entity { id name type aliases paperCount } } }`;
   const RING = `query Ring($id: ID!, $first: Int, $types: [EntityType!]) {
     cooccurrence(id: $id, first: $first, types: $types) {
-      center more paperCount papersDrawn
+      center more paperCount papersDrawn counted
       nodes { id label type papers shared } edges { source target relation weight } } }`;
   // Link confidences of up to 12 papers per request (aliases stay under the API's alias limit).
   const confidencesQuery = (n) => `query Confidences(${[...Array(n).keys()].map((i) => `$p${i}: ID!`).join(", ")}) {
@@ -294,6 +294,8 @@
     const papers = state.rings.get(state.center)?.paperCount;
     let text = `${plural(shown, "node")}, ${plural(links, "link")} around ${name}`;
     if (papers != null && center && center.type !== "Paper") text += ` (${plural(papers, "paper")})`;
+    const counted = state.rings.get(state.center)?.counted;
+    if (counted && papers && counted < papers) text += ` · shared counts estimated from ${counted} of its papers`;
     if (extra) text += ` — ${extra}`;
     setStatus(text);
     const note = $("truncated");
@@ -577,7 +579,8 @@
       trend,
       near.length ? el("h3", {}, "Shares most papers with") : null,
       near.length ? el("ul", { class: "near" }, ...near.map((n) => el("li", {}, badge(n.type),
-        nodeButton(n.id, n.label), el("span", { class: "count" }, plural(n.shared, "paper"))))) : null,
+        nodeButton(n.id, n.label), el("span", { class: "count" },
+          (ring.counted < ring.paperCount ? "≈ " : "") + plural(n.shared, "paper"))))) : null,
       el("h3", { class: "papers-head" }, `Papers (${e.paperCount.toLocaleString("en")})`), papers,
     ].filter(Boolean));
     pagedPapers(papers, async (after) => {
