@@ -78,7 +78,8 @@ def entity_ids(client: httpx.Client, url: str) -> list[tuple[str, int]]:
 def stats(xs: list[float]) -> dict[str, float]:
     xs = sorted(xs)
     p90 = xs[int(0.9 * (len(xs) - 1))]
-    return {"n": len(xs), "p50": round(statistics.median(xs), 1), "p90": round(p90, 1), "max": round(xs[-1], 1)}
+    return {"n": len(xs), "p50": round(statistics.median(xs), 1), "p90": round(p90, 1),
+            "max": round(xs[-1], 1)}
 
 
 def main() -> None:
