@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -37,6 +37,7 @@ from kg.query.counts import (
     stored_globals,
     year_of,
 )
+from kg.query.memo import Change, carry_over
 from kg.query.sparql import integer, paper_relations, prefixes, text, values
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -171,7 +172,7 @@ def write_graphs(
                if isinstance(term, NamedNode) and (eid := iris.entity_id_of(term.value))}
         old |= _pointed_at(store, iris, sorted(old - new))
         shared = _not_in_schema(store, iris, shared)
-        counters = _counter_graphs(store, iris, graphs, stored, shared)
+        counters, change = _counter_graphs(store, iris, graphs, stored, shared)
         store.replace_graphs({**graphs, **counters}, shared)
         candidates = sorted(old - new)
         removed: list[str] = []
@@ -182,6 +183,10 @@ def write_graphs(
             removed = sorted(had - _described(store, iris, candidates))
         if index is not None:
             index.refresh(store, before, ids, new | old)
+        if getattr(store, "oxigraph", None) is not None and not getattr(store, "read_only", True):
+            # an embedded store is this process's alone (RocksDB's lock): the caches may keep what holds
+            touched = frozenset(iris.entity_from_id(e) for e in new | old)
+            carry_over(store, before, store.generation(), replace(change, entities=touched))
         return Written(tuple(ids), tuple(removed))
 
 
@@ -237,7 +242,7 @@ def _facts(iris: Iris, graph: str, triples: Iterable[Triple3]) -> PaperFacts:
 
 def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad]],
                     stored: Mapping[str, Sequence[Triple3]], shared: Sequence[Quad],
-                    *, from_graph: bool = False) -> dict[str, list[Quad]]:
+                    *, from_graph: bool = False) -> tuple[dict[str, list[Quad]], Change]:
     """The aggregate graphs this write changes, with their new content (`from_graph`: all of them,
     recomputed from the graph rather than updated)."""
     layout = Layout(iris)
@@ -317,7 +322,13 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
     out[sg.value] = [Quad(meta, layout.term("stats"), Literal(g_.to_json()), sg)]
     out[qg.value] = [Quad(meta, layout.term("entityQuads"),
                           Literal(str(agg.entity_quads + added_entity_quads), datatype=_XSD_INT), qg)]
-    return out
+    changed = {}
+    for g in graphs:
+        if (pid := paper_id_of_graph(iris, g)) is not None:
+            changed[pid] = (before[g].links if before[g].paper else None,
+                            after[g].links if after[g].paper else None)
+    iris_of = frozenset(iris.paper(pid) for pid in changed)
+    return out, Change(changed, frozenset(touched), iris_of)
 
 
 def _tidy(g: Globals) -> None:
@@ -379,7 +390,7 @@ def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
         stale = store.select(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?b {layout.term('member')} ?e }} }}")
         graphs: dict[str, list[Quad]] = {g: [] for r in stale if (g := text(r, "g"))}
         graphs.update({layout.type_graph(t): [] for t in ENTITY_TYPES})
-        graphs.update(_counter_graphs(store, iris, {}, {}, (), from_graph=True))
+        graphs.update(_counter_graphs(store, iris, {}, {}, (), from_graph=True)[0])
         store.replace_graphs(graphs)
         found = stored_globals(store, layout)
         assert found is not None

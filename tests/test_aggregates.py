@@ -146,3 +146,40 @@ def test_trend_numbers_come_from_the_counters(store: EmbeddedStore) -> None:
     found = trends_by_iris(ctx, list(every))
     for iri, ys in every.items():
         assert {p.year: p.papers for p in found[iri] if p.papers} == ys
+
+
+def _answers(ctx: QueryContext, names: list[str], ids: list[str]) -> list[object]:
+    out: list[object] = [q.papers(ctx, first=100), q.stats(ctx)]
+    for n in names:
+        out += [q.papers(ctx, dataset=n, first=50), q.papers(ctx, method=n, first=50), q.entity(ctx, name=n)]
+    for t in ("Dataset", "Method", None):
+        out.append(q.entities(ctx, t, first=10))
+    out += [q.links(ctx, i) for i in ids] + [q.paper(ctx, i) for i in ids]
+    return out
+
+
+def test_caches_carried_over_a_write_answer_like_fresh_ones(store: EmbeddedStore) -> None:
+    """After each write by this process, a warm context (its caches carried over the write) answers
+    exactly like a context that starts cold."""
+    exs = years(gold_extractions())
+    mapper = GraphMapper(IRIS)
+    write_extractions(store, exs[:12], mapper)
+    warm = fresh_ctx(store)
+    names = sorted({lk.entity.name for ex in exs for lk in ex.links
+                    if lk.entity.type in ("Dataset", "Method")})
+    ids = [ex.paper.id for ex in exs]
+    _answers(warm, names, ids)
+    rng = random.Random(5)
+    for step in range(6):
+        kind = step % 3
+        if kind == 0:  # add new papers
+            write_extractions(store, exs[12 + step : 14 + step], mapper)
+        elif kind == 1:  # replace papers with other links
+            pick = rng.sample(exs[:12], 2)
+            write_extractions(store, [replace(ex, links=tuple(rng.sample(ex.links, len(ex.links) // 2)))
+                                      for ex in pick], mapper)
+        else:
+            delete_papers(store, IRIS, [rng.choice(ids)])
+        assert warm.memo.peek(store, ("papers",)) is not None  # carried over the write, patched
+        assert _answers(warm, names, ids) == _answers(fresh_ctx(store), names, ids)
+    assert warm.memo.hits > 0
