@@ -53,3 +53,8 @@ def test_applications_such_as_are_not_tasks(nlp: Language) -> None:
 
 def test_a_single_tasks_word_without_a_list_types_nothing(nlp: Language) -> None:
     assert listed(nlp, "We benchmark several downstream tasks.") == set()
+
+
+def test_a_modifier_between_the_cue_and_the_list_does_not_hide_the_cue(nlp: Language) -> None:
+    text = "The skills transfer to downstream tasks such as real-world hoof adaptation, where we win."
+    assert listed(nlp, text) == {("Task", "hoof adaptation")}

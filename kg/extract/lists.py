@@ -45,14 +45,19 @@ def _groups(doc: Doc, runs: list[list[Unit]]) -> list[list[tuple[int, int]]]:
 
 
 def _intro_type(doc: Doc, start: int) -> str | None:
-    """What the words just before a list announce: "tasks such as", "metrics including", "in terms of"."""
-    window = tokens(doc).lower[max(0, start - 6) : start]
+    """What the words just before a list announce: "tasks such as", "metrics including", "in terms of"
+    (over modifiers the run left out: "tasks such as real-world damage adaptation")."""
+    tk = tokens(doc)
+    for _ in range(3):
+        if start > 0 and tk.tag[start - 1] in ("JJ", "HYPH") or tk.lower[start - 1 : start] == ["world"]:
+            start -= 1
+    window = tk.lower[max(0, start - 6) : start]
     if not _INTRO_WORDS.intersection(window):
         return None
     before = " ".join(window).strip()
     for intro in _INTRO:
         if before.endswith(intro):
-            head = before[: -len(intro)].strip(" ,").split()
+            head = before[: -len(intro)].strip(" ,(").split()
             if head:
                 for type_, nouns in _KIND_NOUNS.items():
                     if head[-1] in nouns:
