@@ -176,3 +176,11 @@ def test_proposals_a_defined_part_that_acts_is_named_but_a_defined_problem_is_no
     doc = nlp(join_fields("", text))
     got = [m["name"] for m in doc._.kg_mentions if m["rule"] == "defined-subject"]
     assert got == ["TFRG"]
+
+
+def test_canon_a_phrase_containing_the_name_is_no_alias() -> None:
+    from kg.extract.canon import _contains_name
+
+    assert _contains_name("image generation on ImageNet", "ImageNet")
+    assert not _contains_name("ImageNet", "ImageNet")
+    assert not _contains_name("ILSVRC", "ImageNet")

@@ -70,3 +70,13 @@ def test_a_participle_is_not_part_of_a_domain(extractor: Extractor) -> None:
 def test_a_task_after_an_aware_compound_keeps_its_cue(extractor: Extractor) -> None:
     text = "We study drift-aware schema matching across tables."
     assert found(extractor, text, "Task") == {"schema matching"}
+
+
+def test_the_fields_generic_words_are_no_links(extractor: Extractor) -> None:
+    text = "Deep learning is everywhere. We fine-tune foundation models for quokka counting."
+    assert found(extractor, text, "Method") | found(extractor, text, "Task") == {"quokka counting"}
+
+
+def test_a_plural_task_noun_names_outputs_not_the_task(extractor: Extractor) -> None:
+    text = "We release a collection of model generations on our benchmark."
+    assert found(extractor, text, "Task") == set()

@@ -19,7 +19,7 @@ from kg.extract.common import (
     mention,
 )
 from kg.extract.threats import THREAT_HEADS
-from kg.extract.words import EXAMPLE_CUES, TASK_HEADS
+from kg.extract.words import EXAMPLE_CUES, GENERIC_TERMS, TASK_HEADS
 from kg.names import match_key
 
 PROPOSE = ("proposes", "introducesDataset")
@@ -158,9 +158,15 @@ class Canonicaliser:
             aliases: list[str] = []
             for f in forms:
                 if f and f != ent["name"] and f not in aliases and not ent["name"].startswith(f + " "):
+                    if pair is None or f not in pair[:2]:
+                        if _contains_name(f, ent["name"]):
+                            continue  # "image generation on ILSVRC2012" is no name of ImageNet
                     aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
             ent["aliases"] = aliases
             entities.append(ent)
+        entities = [
+            e for e in entities if e["relation"] in PROPOSE or match_key(e["name"]) not in GENERIC_TERMS
+        ]  # "deep learning", "foundation models": the field's words, not a paper's links
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
@@ -195,6 +201,14 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _contains_name(form: str, name: str) -> bool:
+    """`form` is a longer phrase with the entity's name inside it, not another name for it."""
+    words, inner = form.lower().split(), name.lower().split()
+    return len(words) > len(inner) and any(
+        words[i : i + len(inner)] == inner for i in range(len(words) - len(inner) + 1)
+    )
 
 
 def _merge_generic_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -52,7 +52,7 @@ _LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and|or)?|and|or|/|vs\.?)\s*$")
 _AFTER_GAP = re.compile(
     r"^\s*(?:\)\s*)?(?:(?:absolute|relative|average|avg\.?|mean|overall|higher|lower|better|worse|more|less|"
     r"fewer|smaller|greater|improvements?|improved|gains?|increases?|increased|decreases?|decreased|reductions?|"
-    r"reduced|drops?|boosts?|jumps?|increments?|margin|in|on|of|for|the|an?|its|their|our|top-1|points?|"
+    r"reduced|drops?|boosts?|jumps?|increments?|margin|in|on|of|for|the|an?|its|their|our|top-1|points?|relatively|"
     r"absolute|terms)[\s,]+){0,4}$",
     re.I,
 )
@@ -105,7 +105,10 @@ _OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this
 _EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), name)
     for p, name in (
-        (r"speed-?ups?|faster|acceleration|accelerat(?:es|ed)", "speedup"),
+        (r"(?:training |inference )?(?:speed-?ups?|acceleration)|faster|accelerat(?:e|es|ed|ing)", "speedup"),
+        (r"model size|number of parameters|parameter count", "model size"),
+        (r"(?:computational |training |inference )?cost", "cost"),
+        (r"area under the (?:receiver operating characteristic|ROC) curve", "area under the ROC curve"),
         (r"throughput", "throughput"),
         (r"(?:inference |end-to-end |decoding )?latency", "latency"),
         (r"(?:GPU |peak )?memory(?: usage| footprint| consumption| cost)?", "memory usage"),
@@ -258,6 +261,10 @@ class _Entities:
             ref: EntityRef | None = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get(
                 (t, match_key(text[m["start"] : m["end"]]))
             )
+            if t == "Metric" and any(
+                (o, match_key(text[m["start"] : m["end"]])) in self.by_key for o in ("Method", "Model")
+            ):
+                continue  # "outperforming MAE by 0.8%": the masked autoencoder, not the mean absolute error
             if ref is None and t == "Metric" and m["rule"].startswith("vocab"):
                 ref = EntityRef("Metric", m["name"], m.get("kind"))
             if ref is not None:
@@ -291,12 +298,72 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
     return found
 
 
+_DS_NAMED = re.compile(
+    r"\b(?:on|in|for|from|of)\s+(?:the\s+)?(?P<a>[A-Za-z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
+    r"(?=\s*[,;.)]|\s+(?:and|with|while|where|which|under|using|respectively|to|by|at|when|dataset|benchmark|"
+    r"corpus|test|validation)\b|\s*$)"
+    r"|\b(?P<b>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})\s+(?:[a-z]+\s+)?(?:dataset|benchmark|corpus)\b"
+)
+_NOT_DATASET = frozenset(
+    [
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "our",
+        "its",
+        "their",
+        "each",
+        "both",
+        "all",
+        "a",
+        "an",
+        "we",
+        "it",
+    ]
+)
+
+
+def _datasets_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
+    """Dataset mentions of a sentence: the pipeline's, then names written where datasets go ("on DocRED",
+    "the IMDB review dataset") that name nothing else the pipeline found (used for results only)."""
+    from kg.extract.common import name_strength
+    from kg.extract.corpus_words import load_corpus_words
+
+    found = ents.within("Dataset", off, end)
+    taken = [
+        (s.start, s.end) for t in ("Dataset", "Method", "Model", "Metric") for s in ents.within(t, off, end)
+    ]
+    words = load_corpus_words()
+    for m in _DS_NAMED.finditer(text, off, end):
+        g = "a" if m.group("a") else "b"
+        name = m.group(g)
+        s, e = m.start(g), m.end(g)
+        if any(a < e and s < b for a, b in taken):
+            continue
+        parts = name.split()
+        if parts[0].lower() in _NOT_DATASET:
+            continue
+        strength = max(name_strength(w) for w in parts)
+        if strength == 0 or (strength == 1 and (g == "a" or all(words.common_word(w) for w in parts))):
+            continue
+        key = match_key(name)
+        if any((t, key) in ents.by_key for t in ("Method", "Model", "Metric", "Task")):
+            continue
+        ref = ents.by_key.get(("Dataset", key)) or EntityRef("Dataset", name)
+        found.append(_Span(s, e, ref))
+        taken.append((s, e))
+    found.sort(key=lambda x: x.start)
+    return found
+
+
 def _words(gap: str) -> int:
     return len(_WORD.findall(gap))
 
 
 def _tie_metric(
-    text: str, metrics: list[_Span], first: _Value, last: _Value, others: list[_Value]
+    text: str, metrics: list[_Span], first: _Value, last: _Value, others: list[_Value], loose: bool = False
 ) -> tuple[_Span, bool] | None:
     """The metric a value (or a list of values) belongs to, and whether it sits right beside it."""
     best: tuple[float, _Span, bool] | None = None
@@ -305,6 +372,8 @@ def _tie_metric(
             gap = text[last.end : m.start]
             if not _AFTER_GAP.match(gap) or any(last.end <= o.start < m.start for o in others):
                 continue
+            if last.unit == "%" and re.match(r"\s*of\b", gap):
+                continue  # "70% of the training time": a share, not a value of the measure
             cost = float(_words(gap))
             tight = cost <= 2
         elif m.end <= (
@@ -316,14 +385,14 @@ def _tie_metric(
                 continue
             n = _words(gap)
             tight = bool(_TIGHT_BEFORE.match(gap))
-            if n > 9 or (first.bare and not tight):
+            if n > 9 or (first.bare and not tight and not loose):
                 continue
             cost = n + (0.5 if not tight else 0.0)
             if first.unit == "%" and not tight and _FRACTION_OF.match(text[last.end :]):
                 continue  # "accuracy with 10% of the labels"
         else:
             continue
-        if first.bare and not tight:
+        if first.bare and not tight and not loose:
             continue
         if best is None or cost < best[0]:
             best = (cost, m, tight)
@@ -459,19 +528,25 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
         metrics = _metrics_in(ents, text, off, end)
         if not metrics:
             continue
-        datasets = ents.within("Dataset", off, end)
+        datasets = _datasets_in(ents, text, off, end)
         respectively = "respectively" in sent
         prev: tuple[_Value, _Span] | None = None
+        ties: list[tuple[list[_Value], _Span, bool]] = []
         for group in _groups(text, values):
             others = [o for o in values if o not in group]
-            tie = _tie_metric(text, metrics, group[0], group[-1], others)
+            loose = respectively and len(group) > 1
+            tie = _tie_metric(text, metrics, group[0], group[-1], others, loose)
             if tie is None and prev is not None and _continues(text, metrics, prev, group[0]):
                 tie = (prev[1], False)  # "78.9% on A, 90.4% on B and 95.7% on C"
             if tie is None:
                 prev = None
                 continue
-            metric, tight = tie
-            prev = (group[-1], metric)
+            prev = (group[-1], tie[0])
+            ties.append((group, tie[0], tie[1]))
+        tied = [v for group, _, _ in ties for v in group]
+        only = list(dict.fromkeys(d.ref for d in datasets))
+        for group, metric, tight in ties:
+            others = [o for o in tied if o not in group]
             resp_at = text.find("respectively", group[-1].end, end) if respectively else -1
             ds_distinct = list(
                 dict.fromkeys(d.ref for d in datasets if group[0].start < d.start and d.end <= resp_at)
@@ -487,6 +562,8 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     dataset: EntityRef | None = ds_distinct[i]
                 else:
                     dataset = _nearest_dataset(text, datasets, v, metric, others, off, end)
+                    if dataset is None and len(only) == 1 and not _AVERAGE.search(sent):
+                        dataset = only[0]  # the one dataset the sentence names
                 kind = v.kind
                 if kind == "absolute" and (
                     _DELTA_AFTER.match(text[group[-1].end : end])

@@ -229,7 +229,11 @@ class TermFinder:
                     continue
                 if after in _GENERIC_HEAD_AFTER and term.support < ESTABLISHED:
                     continue  # "a convex learning algorithm": a rare term modifying a generic head
+                if "-" in ph.text and "-" not in term.name and b < len(doc) and tk.tag[b].startswith("NN"):
+                    continue  # "test-time changes": the hyphenated term is a modifier here
                 type_, bonus = context_type(doc, ph, term)
+                if type_ == "Task" and tk.tag[b - 1] == "NNS" and tk.lower[b - 1].endswith("ions"):
+                    continue  # "model generations", "predictions": outputs, not the task
                 if type_ == "Metric" and (
                     not measured(doc, ph) or cue_before(doc, ph.start) in ("at", "during")
                 ):

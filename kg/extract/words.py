@@ -113,5 +113,8 @@ GENERIC_TERMS = frozenset(
         "AI model",
         "ML model",
         "computer science",
+        "foundation model",
+        "pretrained model",
+        "pre-trained model",
     )
 )
