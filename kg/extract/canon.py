@@ -158,9 +158,8 @@ class Canonicaliser:
             aliases: list[str] = []
             for f in forms:
                 if f and f != ent["name"] and f not in aliases and not ent["name"].startswith(f + " "):
-                    if pair is None or f not in pair[:2]:
-                        if _contains_name(f, ent["name"]):
-                            continue  # "image generation on ILSVRC2012" is no name of ImageNet
+                    if (pair is None or f not in pair[:2]) and _contains_name(f, ent["name"]):
+                        continue  # "image generation on ILSVRC2012" is no name of ImageNet
                     aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
             ent["aliases"] = aliases
             entities.append(ent)
