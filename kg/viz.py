@@ -151,8 +151,9 @@ def short_label(text: str, width: int = 22, lines: int = 2) -> str:
     return "\n".join(wrapped)
 
 
-def draw(graph: VizGraph, out: Path, title: str | None = None) -> None:
-    """Draw the graph with a networkx layout and matplotlib; the format follows `out`'s suffix."""
+def draw(graph: VizGraph, out: Path, title: str | None = None, keep: dict[str, Any] | None = None) -> None:
+    """Draw the graph with a networkx layout and matplotlib; the format follows `out`'s suffix. With `keep`,
+    nothing is written: the figure, its axes and the node positions are left in it (tests measure them)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -198,14 +199,19 @@ def draw(graph: VizGraph, out: Path, title: str | None = None) -> None:
         handles = [Line2D([], [], marker=style_of(t).marker, linestyle="", markersize=10,
                           markerfacecolor=style_of(t).color, markeredgecolor="#333333", label=t)
                    for t in types]
-        ax.legend(handles=handles, loc="upper left", fontsize=9, frameon=True)
+        # outside the drawing, on the right: a legend inside the axes covered the centre node
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  fontsize=9, frameon=True)
         heading = title or "paperkg neighbourhood"
         if graph.truncated:
             heading += f"  ({graph.truncated} more not shown)"
         ax.set_title(heading, fontsize=12)
         ax.axis("off")
         fig.tight_layout()
-        fig.savefig(out, dpi=120)
+        if keep is not None:
+            keep.update(figure=fig, axes=ax, pos=pos)
+            return
+        fig.savefig(out, dpi=120, bbox_inches="tight")
         plt.close(fig)
 
 
@@ -247,3 +253,42 @@ def viz(ctx: QueryContext, name_or_id: str, out: str | Path, depth: int = 1, lim
     graph = neighborhood_graph(ctx, name_or_id, depth, limit)
     label = next((n.label for n in graph.nodes if n.id == graph.center), name_or_id)
     return render(graph, out, title=f"{label} — depth {depth}")
+
+
+# --- trends ----------------------------------------------------------------------------------------------
+def draw_trend(series: list[tuple[str, list[tuple[int, int, float]]]], out: str | Path, share: bool = False,
+               title: str | None = None) -> Path:
+    """`kg trend`: one line per entity, papers per year (or share of the year's papers), as .png or .svg.
+
+    `series` holds (label, [(year, papers, share), ...]) with the same years for every entity."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    path = Path(out)
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise ValueError(f"unsupported output {path.name!r}: use .png or .svg")
+    palette = [s.color for s in TYPE_STYLES.values()]
+    with plt.rc_context({"svg.fonttype": "none", "font.family": "DejaVu Sans"}):
+        fig, ax = plt.subplots(figsize=(8.0, 4.5))
+        for i, (label, points) in enumerate(series):
+            years = [p[0] for p in points]
+            ys = [100 * p[2] if share else p[1] for p in points]
+            ax.plot(years, ys, marker="o", markersize=4, linewidth=2, color=palette[i % len(palette)],
+                    label=label)
+        ax.set_xlabel("year")
+        ax.set_ylabel("share of the year's papers (%)" if share else "papers")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if not share:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(bottom=0)
+        ax.grid(True, color="#e5e5e5")
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+        ax.set_title(title or ("Share of papers per year" if share else "Papers per year"))
+        fig.tight_layout()
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+        plt.close(fig)
+    return path

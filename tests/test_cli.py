@@ -226,3 +226,111 @@ def test_stats_count_only_entities_that_papers_link_to(seed_store: Path) -> None
         seed_store,
     ).stdout
     assert stats["entities_per_type"]["Dataset"] == int(json.loads(linked)[0]["n"])
+
+
+# ---- issue 13: a CLI that tells the truth ------------------------------------------------------------
+
+def test_export_picks_the_format_from_the_extension(seed_store: Path, tmp_path: Path) -> None:
+    jsonld, nq = tmp_path / "g.jsonld", tmp_path / "g.nq"
+    kg("export", "-o", jsonld, "--store", seed_store)
+    kg("export", "-o", nq, "--store", seed_store)
+    assert isinstance(json.loads(jsonld.read_text()), list | dict)
+    ds = rdflib.Dataset()
+    ds.parse(nq, format="nquads")
+    assert len(ds) > 1000 and len(list(ds.graphs())) > 19  # one named graph per paper, and more
+
+
+def test_export_refuses_a_format_that_contradicts_the_extension(seed_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g.nq"
+    proc = kg("export", "--format", "turtle", "-o", out, "--store", seed_store, check=False)
+    assert proc.returncode != 0 and not out.exists()
+    assert proc.stderr.startswith("error: --format turtle does not match 'g.nq'")
+
+
+def test_export_refuses_an_extension_it_cannot_read(seed_store: Path, tmp_path: Path) -> None:
+    proc = kg("export", "-o", tmp_path / "g.data", "--store", seed_store, check=False)
+    assert proc.returncode != 0 and "cannot tell the format from 'g.data'" in proc.stderr
+
+
+def test_sparql_knows_the_usual_prefixes(seed_store: Path) -> None:
+    proc = kg("sparql", "SELECT (COUNT(*) AS ?n) WHERE { ?p kg:usesDataset ?d . ?d skos:prefLabel ?l }",
+              "--store", seed_store)
+    assert int(json.loads(proc.stdout)[0]["n"]) > 0 and proc.stderr == ""
+
+
+def test_sparql_syntax_error_names_line_and_column(seed_store: Path) -> None:
+    query = "SELECT ?p WHERE {\n  ?p kg:usesDataset ?d .\n  FILTER(?d = ) }"
+    proc = kg("sparql", query, "--store", seed_store, check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: SPARQL syntax error at line 3, column ")
+
+
+def test_sparql_unknown_prefix_is_one_line(seed_store: Path) -> None:
+    proc = kg("sparql", "SELECT ?p WHERE { ?p foo:bar ?d }", "--store", seed_store, check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines() == [
+        "error: unknown prefix 'foo:' at line 1, column 29; declare it with PREFIX foo: <…>"]
+
+
+def test_sparql_warns_about_a_misspelt_predicate_and_class(seed_store: Path) -> None:
+    proc = kg("sparql", "SELECT ?p WHERE { ?p kg:usesDatset ?d . ?d a kg:Datset }", "--store", seed_store)
+    assert json.loads(proc.stdout) == []
+    assert "warning: no triple in the store uses the predicate kg:usesDatset" in proc.stderr
+    assert "warning: nothing in the store is a kg:Datset" in proc.stderr
+
+
+def test_version() -> None:
+    from kg import __version__
+
+    assert kg("--version").stdout.startswith(f"paperkg {__version__} (store format ")
+
+
+def test_help_is_not_cut_at_80_columns() -> None:
+    out = kg("build", "--help").stdout  # not a terminal: rich would fall back to 80 columns
+    assert max(len(line) for line in out.splitlines()) > 100
+    assert "…" not in out and "or local:N (N processes)" in " ".join(out.split())
+
+
+def test_build_with_a_missing_input_fails_before_writing(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    proc = kg("build", SEED_JSONL, tmp_path / "missing.jsonl", "--store", store, check=False)
+    assert proc.returncode != 0 and not store.exists()
+    assert proc.stderr.strip() == f"error: no such input file: {tmp_path / 'missing.jsonl'}"
+
+
+def test_viz_message_keeps_the_quotes(seed_store: Path, tmp_path: Path) -> None:
+    proc = kg("viz", "quantum gravity", "-o", tmp_path / "q.png", "--store", seed_store, check=False)
+    assert proc.stderr.strip() == "error: no paper or entity matches 'quantum gravity'"
+
+
+def test_validate_never_creates_a_store(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for where in (empty, tmp_path / "absent"):
+        proc = kg("validate", "--store", where, check=False)
+        assert proc.returncode != 0 and proc.stderr.strip() == f"error: no store at {where}"
+    assert list(empty.iterdir()) == [] and not (tmp_path / "absent").exists()
+
+
+def test_trend_draws_entities_per_year(seed_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "trend.svg"
+    proc = kg("trend", "ImageNet", "dataset/ucf101", "-o", out, "--store", seed_store)
+    assert proc.stderr.strip() == f"wrote {out}"
+    text = out.read_text()
+    assert "ImageNet (" in text and "UCF101 (" in text
+
+
+def test_trend_of_an_unknown_name_is_one_line(seed_store: Path, tmp_path: Path) -> None:
+    proc = kg("trend", "quantum gravity", "-o", tmp_path / "t.png", "--store", seed_store, check=False)
+    assert proc.returncode != 0 and proc.stderr.strip() == "error: no entity named 'quantum gravity'"
+
+
+def test_the_sample_is_package_data() -> None:
+    import tomllib
+
+    import kg as package
+    from kg.cli.common import SAMPLE
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["kg"]
+    inside = SAMPLE.relative_to(Path(package.__file__).parent)
+    assert SAMPLE.is_file() and any(inside.match(g) for g in globs)

@@ -141,3 +141,39 @@ def test_short_label_wraps_and_cuts() -> None:
     assert short_label("Masked Generative Nested Transformers with Decode Time Scaling") == (
         "Masked Generative\nNested Transformers…"
     )
+
+
+def test_png_legend_stays_off_the_drawing_and_the_centre(ctx: QueryContext, tmp_path: Path) -> None:
+    from kg.viz import draw
+
+    graph = neighborhood_graph(ctx, "ImageNet", depth=2)
+    kept: dict[str, object] = {}
+    draw(graph, tmp_path / "x.png", "ImageNet", keep=kept)
+    fig, ax, pos = kept["figure"], kept["axes"], kept["pos"]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    legend = ax.get_legend().get_window_extent(renderer)  # type: ignore[attr-defined]
+    drawing = ax.get_window_extent(renderer)  # type: ignore[attr-defined]
+    cx, cy = ax.transData.transform(pos[graph.center])  # type: ignore[attr-defined,index]
+    assert legend.x0 >= drawing.x1 and not legend.contains(cx, cy)
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_png_is_written_with_the_legend_inside_the_picture(ctx: QueryContext, tmp_path: Path) -> None:
+    import matplotlib.image
+
+    out = viz(ctx, "ImageNet", tmp_path / "n.png")
+    height, width = matplotlib.image.imread(out).shape[:2]
+    assert width > height > 100  # the legend column widens the picture; bbox_inches keeps it whole
+
+
+def test_trend_chart_draws_a_line_per_entity(tmp_path: Path) -> None:
+    from kg.viz import draw_trend
+
+    series = [("ImageNet (5)", [(2023, 1, 0.1), (2024, 3, 0.3), (2025, 1, 0.1)]),
+              ("UCF101 (2)", [(2023, 0, 0.0), (2024, 1, 0.1), (2025, 1, 0.1)])]
+    out = draw_trend(series, tmp_path / "t.svg")
+    texts = _svg_texts(out)
+    assert {"ImageNet (5)", "UCF101 (2)", "papers", "year"} <= set(texts)
+    assert draw_trend(series, tmp_path / "t.png", share=True).read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="use .png or .svg"):
+        draw_trend(series, tmp_path / "t.html")

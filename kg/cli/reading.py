@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from kg.cli.common import (
     EXPORT_FORMATS,
@@ -26,12 +27,17 @@ from kg.store.types import StoreError
 
 @app.command()
 def export(
-    fmt: Annotated[str, typer.Option("--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS))] = "turtle",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="|".join(EXPORT_FORMATS + GRAPH_FORMATS) + " (default: -o's extension, else turtle)"
+    )] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools."""
+    """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools. With -o the format
+    follows the file's extension (.ttl .nt .nq .trig .jsonld .rdf .graphml .gexf .cyjs); a --format that
+    contradicts the extension is refused."""
+    fmt = export_format(fmt, output)
     if fmt not in EXPORT_FORMATS + GRAPH_FORMATS:
         fail(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS + GRAPH_FORMATS)}")
     if fmt in GRAPH_FORMATS and output is None:
@@ -54,6 +60,29 @@ def export(
         fail(str(exc))
     finally:
         st.close()
+
+
+EXTENSIONS = {".ttl": "turtle", ".turtle": "turtle", ".nt": "nt", ".nq": "nquads", ".nquads": "nquads",
+              ".trig": "trig", ".jsonld": "jsonld", ".json-ld": "jsonld", ".rdf": "xml", ".owl": "xml",
+              ".xml": "xml", ".graphml": "graphml", ".gexf": "gexf", ".cyjs": "cyjs"}
+
+
+def export_format(fmt: str | None, output: Path | None) -> str:
+    """The export format: --format, else the output's extension, else Turtle; a contradiction is refused."""
+    implied = None
+    if output is not None:
+        name = output.name.lower().removesuffix(".gz")
+        implied = next((f for ext, f in EXTENSIONS.items() if name.endswith(ext)), None)
+    if fmt is None:
+        if output is not None and implied is None:
+            fail(f"cannot tell the format from {output.name!r}; give --format "
+                 f"({'|'.join(EXPORT_FORMATS + GRAPH_FORMATS)}) or use a known extension")
+        return implied or "turtle"
+    fmt = fmt.lower()
+    if implied is not None and implied != fmt:
+        fail(f"--format {fmt} does not match {output.name!r} (a {implied} file name); "  # type: ignore[union-attr]
+             "change one of them")
+    return fmt
 
 
 @app.command()
@@ -171,18 +200,28 @@ def sparql(
     timeout: Annotated[float, typer.Option(help="Seconds before the query is abandoned.")] = 30.0,
     limit: Annotated[int, typer.Option(help="Most rows returned.")] = 100_000,
 ) -> None:
-    """Run a read-only SPARQL query (updates are refused) and print JSON results or Turtle."""
+    """Run a read-only SPARQL query (updates are refused) and print JSON results or Turtle. The prefixes kg:,
+    dcterms:, skos:, schema:, prov:, rdf:, rdfs:, xsd: and owl: are predeclared; a syntax error names its line
+    and column; predicates and classes nothing in the store uses are warned about."""
     import pyoxigraph as ox
 
-    from kg.query.guard import ReadOnlyViolation, classify
+    from kg.cli.sparqltext import syntax_error, unknown_terms, with_prefixes
+    from kg.query.guard import MalformedQuery, ReadOnlyViolation, classify
     from kg.store.formats import prefixes
 
+    user_query = query
+    query, _ = with_prefixes(user_query, base_iri)
     try:
         form = classify(query).form
     except ReadOnlyViolation as exc:
-        fail(str(exc))
+        fail((syntax_error(user_query, base_iri) if isinstance(exc, MalformedQuery) else None) or str(exc))
+    bad = syntax_error(user_query, base_iri)
+    if bad is not None:
+        fail(bad)
     st = open_or_fail(store, base_iri, read_only=True, create=False)
     try:
+        for warning in unknown_terms(st, user_query, base_iri):
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
         if form == "SelectQuery":
             rows = st.select(query, None, timeout_s=timeout, max_rows=limit)
             print(
@@ -219,7 +258,46 @@ def viz(
     try:
         written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit)
     except (LookupError, ValueError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(str(exc.args[0]) if exc.args else str(exc))  # KeyError's str() quotes its message
     finally:
         st.close()
     err.print(f"wrote {written}")
+
+
+@app.command()
+def trend(
+    names: Annotated[list[str], typer.Argument(help="Entity names, aliases or ids to compare.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="trend.png or trend.svg")],
+    share: Annotated[bool, typer.Option("--share", help="Share of each year's papers instead of counts.")]
+    = False,
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Draw papers per year for one or more entities (a line each) as a PNG or SVG chart."""
+    from kg.query import QueryContext, entity
+    from kg.query.trends import entity_trend
+    from kg.viz import IMAGE_SUFFIXES, draw_trend
+
+    if output.suffix.lower() not in IMAGE_SUFFIXES:
+        fail(f"unsupported output {output.name!r}: use .png or .svg")
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        ctx = QueryContext.open(st, base_iri)
+        series = []
+        for name in names:
+            found = entity(ctx, name if "/" in name else None, None if "/" in name else name)
+            if found is None and "/" in name:
+                found = entity(ctx, None, name)
+            if found is None:
+                fail(f"no entity named {name!r}")
+            points = entity_trend(ctx, found.iri)
+            series.append((f"{found.name} ({found.paper_count})",
+                           [(p.year, p.papers, p.share) for p in points]))
+        if not any(pt[1] for _, pts in series for pt in pts):
+            fail("none of these entities has a paper with a year")
+        draw_trend(series, output, share=share)
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+    err.print(f"wrote {output}")
