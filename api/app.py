@@ -23,7 +23,7 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLRequestData
 from strawberry.types import ExecutionResult
 
-from api import explorer
+from api import explorer, graphiql
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.export import make_export
@@ -53,6 +53,10 @@ class GraphQLApp(GraphQL[ApiContext, None]):
 
     async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
         return ApiContext(request, response, self.ctx, self.settings, self.writer)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL served from this machine (api.graphiql), never from a CDN: it works offline."""
+        return graphiql.page()
 
     async def execute_single(
         self, request: Request, request_adapter: Any, sub_response: Response, context: ApiContext,
@@ -157,6 +161,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             Route("/export", make_export(ctx), methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             *explorer.routes(ctx),
+            *graphiql.routes(),
         ],
         middleware=[
             Middleware(SecurityHeaders),

@@ -490,3 +490,50 @@ def test_big_graph_entity_panel_draws_papers_per_year(big_server: str, browser: 
                                      "els => els.map(e => Number(e.dataset.papers))")
     assert sum(bars) == papers
     page.context.close()
+
+
+# ---- GraphiQL from this machine, offline -------------------------------------------------------------
+
+def test_graphiql_works_offline(server: str, browser: Any) -> None:
+    """GET /graphql in a browser that can reach nothing but this server: GraphiQL renders and runs a query."""
+    from urllib.parse import quote, urlsplit
+
+    errors: list[str] = []
+    outside: list[str] = []
+    page = _new_page(browser, errors)
+
+    def only_here(route: Any) -> None:
+        if urlsplit(route.request.url).hostname == "127.0.0.1" or route.request.url.startswith("data:"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_here)
+    query = '{ entity(name: "ImageNet") { name paperCount } }'
+    page.goto(f"{server}/graphql?q={quote(query)}")  # ?query= would be a GET query (refused)
+    page.wait_for_selector(".graphiql-container .graphiql-execute-button")
+    page.click(".graphiql-execute-button")
+    page.wait_for_function("document.querySelector('.result-window')"
+                           " && document.querySelector('.result-window').textContent.includes('paperCount')")
+    result = page.inner_text(".result-window")
+    assert '"name": "ImageNet"' in result and '"paperCount": 1' in result
+    assert (outside, errors) == ([], [])
+    page.context.close()
+
+
+def test_graphiql_without_its_files_says_how_to_install_them(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KG_GRAPHIQL_ASSETS", str(tmp_path))  # read per request; the server runs in-process
+    page = httpx.get(f"{server}/graphql", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "bash scripts/setup" in page.text and "https://" not in page.text
+
+
+def test_graphiql_page_and_files_come_from_this_server(server: str) -> None:
+    page = httpx.get(f"{server}/graphql", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "http://" not in page.text and "https://" not in page.text
+    for name in ("react.production.min.js", "react-dom.production.min.js", "graphiql.min.js",
+                 "graphiql.min.css", "graphiql-start.js"):
+        assert httpx.get(f"{server}/graphiql/static/{name}").status_code == 200, name
+    assert httpx.get(f"{server}/graphiql/static/package.json").status_code == 404
