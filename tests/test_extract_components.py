@@ -25,7 +25,7 @@ def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
         "tok2vec",
         "tagger",
         "paperkg_fields",
-        "parser",
+        "sentencizer",
         "paperkg_acronyms",
         "paperkg_vocab",
         "paperkg_proposals",
