@@ -157,3 +157,47 @@ def test_offsets_are_in_the_abstract(extractor: Extractor) -> None:
     (r,) = ex.results
     assert abstract[r.evidence.start : r.evidence.end] == "71.3%"
     assert r.evidence.sentence == "Experiments show 71.3% mean average precision on COCO."
+
+
+def test_dataset_named_where_datasets_go(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "On QuuxQA, ZetaNet increases the F1 score from 46.6% to 51.4%; on BlorpSent, it boosts "
+        "the F1 score from 56.0% to 60.7%.",
+    )
+    assert [(r["value"], r["dataset"]) for r in rs] == [(51.4, "QuuxQA"), (60.7, "BlorpSent")]
+    r = one(
+        results(extractor, "On the large-scale Zorb review dataset, ZetaNet reaches 89.4% test accuracy."),
+        89.4,
+    )
+    assert r["dataset"] == "Zorb"
+
+
+def test_one_dataset_in_the_sentence_holds_for_every_value(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "On the QuuxQA dataset, our model is 3x to 13x faster in training and 4x to 9x faster "
+        "in inference, and reaches an F1 score of 84.6.",
+    )
+    assert [(r["value"], r["unit"], r["dataset"]) for r in rs] == [
+        (13, "x", "QuuxQA"),
+        (9, "x", "QuuxQA"),
+        (84.6, "", "QuuxQA"),
+    ]
+
+
+def test_shares_and_compared_names_are_not_results(extractor: Extractor) -> None:
+    assert (
+        results(extractor, "Backpropagation consumes around 70% of the training time in such models.") == []
+    )
+    rs = results(extractor, "ZetaNet reaches 84.2% top-1 accuracy on ImageNet, outperforming MAE by +0.8%.")
+    assert {r["metric"] for r in rs} == {"top-1 accuracy"}
+
+
+def test_respectively_with_datasets_before_the_values(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We improve the perplexities on Penn Treebank and WikiText-2 to 47.69 and 40.68, respectively.",
+    )
+    assert [(r["value"], r["metric"]) for r in rs] == [(47.69, "perplexity"), (40.68, "perplexity")]
+    assert rs[0]["dataset"] != rs[1]["dataset"] and None not in {rs[0]["dataset"], rs[1]["dataset"]}

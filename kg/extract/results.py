@@ -73,6 +73,10 @@ _OWN_NOUN = re.compile(
     r"(?!than\b|on\b|in\b|over\b|compared\b|improvements?\b|gains?\b|increases?\b|reductions?\b|of\b|"
     r"for\b|and\b|with\b|at\b|across\b|to\b|relative\b|performance\b|results?\b)[a-z]",
 )
+# "outperforming MAE by 0.8%": a name right after a comparison cue is what is compared with, not a metric
+_AFTER_CUE = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|compared (?:to|with)|than|vs\.?|versus|over)\s+(?:the\s+)?$"
+)
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
 _FRACTION_OF = re.compile(
@@ -279,7 +283,11 @@ class _Entities:
 
 def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
     """Metric mentions of a sentence: the pipeline's, then the few measures it rarely holds as entities."""
-    found = ents.within("Metric", off, end)
+    found = [
+        m
+        for m in ents.within("Metric", off, end)
+        if not _AFTER_CUE.search(text, max(off, m.start - 40), m.start)
+    ]
     sent = text[off:end]
     for m in _EXTRA_ANY.finditer(sent):
         s, e = off + m.start(), off + m.end()
@@ -299,7 +307,7 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
 
 
 _DS_NAMED = re.compile(
-    r"\b(?:on|in|for|from|of)\s+(?:the\s+)?(?P<a>[A-Za-z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
+    r"\b(?:[Oo]n|[Ii]n|[Ff]or|[Ff]rom|of)\s+(?:the\s+)?(?P<a>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
     r"(?=\s*[,;.)]|\s+(?:and|with|while|where|which|under|using|respectively|to|by|at|when|dataset|benchmark|"
     r"corpus|test|validation)\b|\s*$)"
     r"|\b(?P<b>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})\s+(?:[a-z]+\s+)?(?:dataset|benchmark|corpus)\b"
@@ -551,6 +559,12 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
             ds_distinct = list(
                 dict.fromkeys(d.ref for d in datasets if group[0].start < d.start and d.end <= resp_at)
             )
+            if respectively and len(ds_distinct) != len(group):
+                # "perplexities on A and B to 47.7 and 40.7, respectively": the datasets before the values
+                lo = metric.end if metric.end <= group[0].start else off
+                ds_distinct = list(
+                    dict.fromkeys(d.ref for d in datasets if lo <= d.start and d.end <= group[0].start)
+                )
             ms_distinct = list(
                 dict.fromkeys(m.ref for m in metrics if group[-1].end < m.start and m.end <= resp_at)
             )
