@@ -25,6 +25,7 @@ from kg.write import write_extractions, write_graphs
 if TYPE_CHECKING:
     from distributed import Client
 
+    from kg.extract import Extractor
     from kg.query.search import SearchIndex
 
 __all__ = ["write_extractions"]  # the batch write lives in kg.write (one write path); kept here by name
@@ -81,19 +82,26 @@ def unique_last(papers: Iterable[Paper]) -> list[Paper]:
 
 
 def extractions(
-    papers: Sequence[Paper], base_iri: str, workers: int = 1, *, cluster: str | Client | None = None
+    papers: Sequence[Paper],
+    base_iri: str,
+    workers: int = 1,
+    *,
+    cluster: str | Client | None = None,
+    extractor: Extractor | None = None,
 ) -> Iterator[Extraction]:
     """Run the extractor over papers in input order, on `workers` local processes or, given `cluster`
-    (`local:N` or a Dask scheduler address), on that cluster's workers (kg/cluster.py)."""
+    (`local:N` or a Dask scheduler address), on that cluster's workers (kg/cluster.py). An `extractor`
+    already loaded (for `base_iri`) is used instead of loading one."""
     if cluster is not None:
         from kg.cluster import connect, extract_on_cluster
 
         with connect(cluster) as client:
             yield from extract_on_cluster(client, papers, base_iri)
         return
-    from kg.extract import Extractor
+    if extractor is None:
+        from kg.extract import Extractor
 
-    extractor = Extractor(base_iri)
+        extractor = Extractor(base_iri)
     yield from extractor.extract(papers, n_process=max(1, workers))
 
 
@@ -148,6 +156,7 @@ def build_into_store(
     progress: ProgressSink | None = None,
     summary: BuildSummary | None = None,
     cluster: str | Client | None = None,
+    extractor: Extractor | None = None,
 ) -> BuildSummary:
     """Extract `papers` (locally or on `cluster`) and replace their graphs in `store`, one transaction
     per batch."""
@@ -158,7 +167,7 @@ def build_into_store(
     index = local_search_index(store, mapper.iris)
     write_extractions(
         store,
-        extractions(papers, base_iri, workers, cluster=cluster),
+        extractions(papers, base_iri, workers, cluster=cluster, extractor=extractor),
         mapper,
         batch_size=batch_size,
         progress=progress,
