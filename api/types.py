@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import strawberry
 
@@ -32,6 +33,33 @@ def kg_type(t: EntityType | None) -> KgEntityType | None:
 class PageInfo:
     has_next_page: bool
     end_cursor: str | None
+
+
+T = TypeVar("T")
+
+
+@strawberry.type(name="Edge")
+class PageEdge(Generic[T]):
+    """One node of a page and its opaque cursor (named "PaperEdge", "EntityEdge"... in the schema)."""
+
+    cursor: str
+    node: T
+
+
+@strawberry.type
+class Connection(Generic[T]):
+    """A page of a Connection: the total, the edges and where the next page starts."""
+
+    total_count: int
+    edges: list[PageEdge[T]]
+    page_info: PageInfo
+
+    @classmethod
+    def page(cls, page: Page[Any], node: Callable[[Any], T]) -> Any:
+        """The connection of `page`, each of its items made a node by `node`."""
+        edges = [PageEdge(cursor=c, node=node(x)) for x, c in zip(page.items, page.cursors, strict=True)]
+        return cls(total_count=page.total, edges=edges,
+                   page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor))
 
 
 @strawberry.type
@@ -97,25 +125,10 @@ class Paper(PaperResults):
 
 
 @strawberry.type
-class PaperEdge:
-    cursor: str
-    node: Paper
-
-
-@strawberry.type
-class PaperConnection:
-    total_count: int
-    edges: list[PaperEdge]
-    page_info: PageInfo
-
+class PaperConnection(Connection[Paper]):
     @classmethod
     def of(cls, page: Page[PaperInfo]) -> PaperConnection:
-        edges = [PaperEdge(cursor=c, node=Paper.of(p)) for p, c in zip(page.items, page.cursors, strict=True)]
-        return cls(
-            total_count=page.total,
-            edges=edges,
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
+        return cast(PaperConnection, cls.page(page, Paper.of))
 
 
 @strawberry.type
@@ -188,27 +201,10 @@ class TrendingEntity:
 
 
 @strawberry.type
-class EntityEdge:
-    cursor: str
-    node: Entity
-
-
-@strawberry.type
-class EntityConnection:
-    total_count: int
-    edges: list[EntityEdge]
-    page_info: PageInfo
-
+class EntityConnection(Connection[Entity]):
     @classmethod
     def of(cls, page: Page[EntityInfo]) -> EntityConnection:
-        edges = [
-            EntityEdge(cursor=c, node=Entity.of(e)) for e, c in zip(page.items, page.cursors, strict=True)
-        ]
-        return cls(
-            total_count=page.total,
-            edges=edges,
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
+        return cast(EntityConnection, cls.page(page, Entity.of))
 
 
 @strawberry.type
