@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from api.sparql import SparqlEndpoint
+from kg.query.search import SearchIndex
+from kg.rdf.iris import Iris
 from kg.settings import DEFAULT_BASE_IRI, Settings
 from kg.store import open_store
 from kg.store.remote import RemoteStore
@@ -45,3 +47,15 @@ def test_sparql_workers_only_over_a_directory(tmp_path: Path) -> None:
         on_disk.close()
     in_memory = SparqlEndpoint(open_store("memory:", base_iri=DEFAULT_BASE_IRI), settings)
     assert in_memory.pool is None
+
+
+def test_the_search_index_sits_beside_a_directory_only(tmp_path: Path) -> None:
+    iris = Iris(DEFAULT_BASE_IRI)
+    on_disk = open_store(str(tmp_path / "kg"), base_iri=DEFAULT_BASE_IRI)
+    try:
+        index = SearchIndex.for_store(on_disk, iris)
+        assert index.path == str(tmp_path / "kg.search.sqlite")
+        index.close()
+    finally:
+        on_disk.close()
+    assert SearchIndex.for_store(open_store("memory:", base_iri=DEFAULT_BASE_IRI), iris).path == ":memory:"

@@ -64,10 +64,9 @@ class SearchIndex:
     @classmethod
     def for_store(cls, store: Store, iris: Iris) -> SearchIndex:
         """The index beside a local store directory ("kg-data" → "kg-data.search.sqlite"), else in memory."""
-        loc = store.location
-        if loc.startswith(("http://", "https://")) or loc.startswith(":") or not Path(loc).is_dir():
+        if store.directory is None or not Path(store.directory).is_dir():  # in memory, or over the network
             return cls(":memory:", iris)
-        path = Path(loc).resolve()
+        path = Path(store.directory).resolve()
         return cls(str(path.with_name(path.name + ".search.sqlite")), iris)
 
     # --- reading ------------------------------------------------------------------------------------
