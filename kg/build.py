@@ -167,10 +167,10 @@ def build_into_store(
     index = local_search_index(store, mapper.iris)
     write_extractions(
         store,
-        extractions(papers, base_iri, workers, cluster=cluster, extractor=extractor),
+        _ticking(extractions(papers, base_iri, workers, cluster=cluster, extractor=extractor), progress),
         mapper,
         batch_size=batch_size,
-        progress=progress,
+        progress=None,  # ticked per extracted paper (_ticking), not per written batch of 200
         summary=summary,
         index=index,
     )
@@ -178,6 +178,14 @@ def build_into_store(
         index.close()
     summary.seconds += time.perf_counter() - started
     return summary
+
+
+def _ticking(items: Iterable[Extraction], progress: ProgressSink | None) -> Iterator[Extraction]:
+    """`items`, calling `progress(1)` as each arrives: `kg build`'s progress moves per paper."""
+    for item in items:
+        yield item
+        if progress:
+            progress(1)
 
 
 def local_search_index(store: Store, iris: Iris) -> SearchIndex | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -334,3 +335,35 @@ def test_the_sample_is_package_data() -> None:
     globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["kg"]
     inside = SAMPLE.relative_to(Path(package.__file__).parent)
     assert SAMPLE.is_file() and any(inside.match(g) for g in globs)
+
+
+def test_build_summary_and_stats_agree(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    proc = kg("build", SEED_JSONL, "--store", store)
+    rows = dict(re.findall(r"│ ([a-zA-Z ]+?)\s+│ (\d+)\s+│", proc.stdout))
+    st = json.loads(kg("stats", "--json", "--store", store).stdout)
+    assert {k.removeprefix("links "): int(v) for k, v in rows.items() if k.startswith("links ")} \
+        == st["links_per_relation"]
+    assert {k.removeprefix("entities "): int(v) for k, v in rows.items() if k.startswith("entities ")} \
+        == st["entities_per_type"]
+    assert (int(rows["triples in store"]), int(rows["papers in store"])) == (st["triples"], st["papers"])
+    # off a terminal: plain progress lines, no bar or cursor codes; the rate leaves start-up out
+    assert "extracted 19/19 papers (100%)" in proc.stderr and "\x1b" not in proc.stderr
+    assert re.search(r"papers/s after \d+\.\d s of start-up", proc.stdout)
+
+
+def test_progress_rate_leaves_start_up_out() -> None:
+    import io
+
+    from rich.console import Console
+
+    from kg.cli.common import BuildProgress
+
+    out = io.StringIO()
+    with BuildProgress(100, every_s=3600, tty=False, console=Console(file=out)) as tick:
+        time.sleep(0.3)  # "loading the model"
+        for _ in range(100):
+            tick(1)
+    assert tick.startup_s >= 0.3 and tick.done == 100
+    assert tick.rate > 100 / (tick.startup_s + 1e-3)  # 99 papers after the first took far less than 0.3 s
+    assert out.getvalue().splitlines() == [tick.line()] and "left" not in tick.line()

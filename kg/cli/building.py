@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from kg.cli.common import (
     BaseOpt,
+    BuildProgress,
     Inputs,
     StoreOpt,
     app,
@@ -22,10 +23,11 @@ from kg.cli.common import (
     read_or_fail,
 )
 from kg.settings import DEFAULT_BASE_IRI
-from kg.store.types import StoreError
+from kg.store.types import Store, StoreError
 
 if TYPE_CHECKING:
     from kg.build import BuildSummary
+    from kg.query import Stats
 
 
 @app.command()
@@ -42,8 +44,6 @@ def build(
     )] = None,
 ) -> None:
     """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from kg.build import BuildSummary, build_into_store, write_shard
 
     if cluster is not None:
@@ -55,26 +55,13 @@ def build(
             fail(str(exc))
     papers, problems = read_or_fail(inputs)
     summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
-    show = len(papers) >= 200 and sys.stderr.isatty()
-    with Progress(
-        TextColumn("extracting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=not show,
-    ) as bar:
-        task = bar.add_task("build", total=len(papers))
-
-        def tick(n: int) -> None:
-            bar.advance(task, n)
-
+    stored: Stats | None = None
+    with BuildProgress(len(papers)) as tick:
         try:
             if out is not None:
                 with open(out, "wb") as fh:
                     write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary,
                                 cluster=cluster)
-                triples = summary.triples
             else:
                 st = open_or_fail(store, base_iri)
                 try:
@@ -88,30 +75,48 @@ def build(
                         summary=summary,
                         cluster=cluster,
                     )
-                    triples = st.triple_count()
+                    stored = _store_stats(st, base_iri)
                 finally:
                     st.close()
         except (StoreError, OSError, RuntimeError) as exc:  # RuntimeError: kg.cluster.ClusterError
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    _print_summary(summary, triples, out or store, out is not None)
+    _print_summary(summary, tick, stored, out or store)
 
 
-def _print_summary(s: BuildSummary, triples: int, where: object, shard: bool) -> None:
+def _store_stats(st: Store, base_iri: str) -> Stats:
+    """The store's counts from kg.query.stats, the function `kg stats` prints: one source of truth."""
+    from kg.query import QueryContext
+    from kg.query import stats as graph_stats
+
+    return graph_stats(QueryContext.open(st, base_iri))
+
+
+def _print_summary(s: BuildSummary, progress: BuildProgress, stored: Stats | None, where: object) -> None:
+    """The build's own figures (papers, bad records, time, rate after start-up), then the counts: the
+    store's, as `kg stats` gives them, or for --out what was written to the shard."""
     from rich.table import Table
 
-    rate = s.papers / s.seconds if s.seconds else 0.0
-    t = Table(
-        title=escape(f"built {s.papers} papers into {where} in {s.seconds:.1f} s ({rate:.0f} papers/s)"),
-        show_header=False,
-    )
-    t.add_row("papers", str(s.papers))
+    rate = f"{progress.rate:.1f} papers/s after {progress.startup_s:.1f} s of start-up"
+    console = Console()
+    title = f"built {s.papers} papers into {where} in {s.seconds:.1f} s ({rate})"
+    console.print(escape(title), soft_wrap=True)
+    t = Table(show_header=False)
+    t.add_row("papers built", str(s.papers))
     t.add_row("bad records", str(s.problems))
-    for rel, n in sorted(s.links_per_relation.items()):
-        t.add_row(f"links {rel}", str(n))
-    for typ, n in sorted(s.entities_per_type.items()):
-        t.add_row(f"entities {typ}", str(n))
-    t.add_row("quads written" if shard else "triples in store", str(triples))
-    Console().print(t)
+    if stored is not None:
+        t.add_row("papers in store", str(stored.papers))
+        for rel, n in stored.links_per_relation.items():
+            t.add_row(f"links {rel}", str(n))
+        for typ, n in stored.entities_per_type.items():
+            t.add_row(f"entities {typ}", str(n))
+        t.add_row("triples in store", str(stored.triples))
+    else:
+        for rel, n in sorted(s.links_per_relation.items()):
+            t.add_row(f"links {rel} (extracted)", str(n))
+        for typ, n in sorted(s.entities_per_type.items()):
+            t.add_row(f"entities {typ} (extracted)", str(n))
+        t.add_row("quads written", str(s.triples))
+    console.print(t)
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 import typer.rich_utils
@@ -109,3 +109,86 @@ def read_or_fail(inputs: list[Path]) -> tuple[list[Paper], int]:
     if not papers:
         fail(f"no paper could be read from {', '.join(str(i) for i in inputs)}")
     return papers, problems
+
+
+class BuildProgress:
+    """Progress of a long run, per paper: a rich bar with rate and time left on a terminal, a plain line
+    every `every_s` seconds otherwise (logs, CI). The clock starts at the first paper, so model loading and
+    other start-up never count in the rate; `startup_s` and `rate` say what the summary should print."""
+
+    def __init__(self, total: int, verb: str = "extracted", every_s: float = 10.0,
+                 tty: bool | None = None, console: Console | None = None) -> None:
+        import time
+
+        self.total, self.verb, self.every_s = total, verb, every_s
+        self.console = console or err
+        self.tty = self.console.is_terminal if tty is None else tty
+        self.created = time.perf_counter()
+        self.first: float | None = None
+        self.last: float | None = None
+        self.done = 0
+        self._last_line = self.created
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> BuildProgress:
+        if self.tty and self.total:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn(self.verb), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("left"),
+                TimeRemainingColumn(), console=self.console,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.verb, total=self.total, start=False, rate="starting…")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def __call__(self, n: int = 1) -> None:
+        import time
+
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = now
+            if self._bar is not None:
+                self._bar.start_task(self._task)
+        self.done += n
+        self.last = now
+        if self._bar is not None:
+            self._bar.update(self._task, advance=n, rate=f"{self.rate:.1f} papers/s")
+        elif now - self._last_line >= self.every_s or self.done >= self.total:
+            self._last_line = now
+            self.console.print(self.line(), soft_wrap=True, highlight=False)
+
+    @property
+    def startup_s(self) -> float:
+        """Seconds from the start to the first paper (loading models, opening the store)."""
+        return (self.first or self.created) - self.created
+
+    @property
+    def rate(self) -> float:
+        """Papers per second from the first paper to the latest: start-up excluded."""
+        if self.first is None or self.last is None or self.done <= 1:
+            return 0.0
+        return (self.done - 1) / max(self.last - self.first, 1e-9)
+
+    def line(self) -> str:
+        pct = 100 * self.done / self.total if self.total else 100.0
+        text = f"{self.verb} {self.done:,}/{self.total:,} papers ({pct:.0f}%)"
+        if self.rate > 0:
+            text += f", {self.rate:.1f} papers/s"
+            if self.done < self.total:
+                text += f", about {(self.total - self.done) / self.rate:.0f} s left"
+        return text
