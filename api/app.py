@@ -26,9 +26,11 @@ from strawberry.types import ExecutionResult
 from api import explorer, graphiql
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
+from api.cors import Cors
 from api.export import make_export
 from api.headers import SecurityHeaders
 from api.limits import DeadlineExceeded
+from api.linked_data import routes as linked_data_routes
 from api.loaders import Loaders
 from api.schema import build_schema
 from api.sparql import SparqlEndpoint
@@ -162,8 +164,10 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             *explorer.routes(ctx),
             *graphiql.routes(),
+            *linked_data_routes(ctx),  # last: `/`, /.well-known/void, /ontology, /paper/..., /dataset/...
         ],
         middleware=[
+            Middleware(Cors, origins=settings.cors_origins),  # cross-origin reads only, never writes
             Middleware(SecurityHeaders),
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes),
             Middleware(TimeLimit, seconds=settings.query_timeout_s),

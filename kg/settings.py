@@ -37,6 +37,7 @@ class Settings:
     sparql_row_cap: int = 10_000
     max_body_bytes: int = 1_000_000
     sparql_workers: int = 2  # /sparql worker processes over an on-disk store (0: answer in threads)
+    cors_origins: str = "*"  # origins allowed to read the public endpoints cross-origin ("a,b"; "none": off)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
@@ -55,6 +56,7 @@ class Settings:
                 query_timeout_s=env("KG_QUERY_TIMEOUT", cast=float, default=d.query_timeout_s),
                 sparql_row_cap=env("KG_SPARQL_ROW_CAP", cast=int, default=d.sparql_row_cap),
                 sparql_workers=env("KG_SPARQL_WORKERS", cast=int, default=d.sparql_workers),
+                cors_origins=env("KG_CORS_ORIGINS", default=d.cors_origins),
             )
         except ValueError as exc:  # starlette: "Config 'KG_MAX_DEPTH' has value 'deep'. Not a valid int."
             raise SettingsError(str(exc)) from None

@@ -1,0 +1,197 @@
+"""Linked Data over real HTTP: with the server as the base IRI, every paper, entity, link node and ontology
+IRI dereferences (rdflib.Graph().parse(iri) against the live server), in five negotiated formats, JSON-LD
+against the published @context; `/` and /.well-known/void describe the service; CORS lets other origins
+read, never write."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import rdflib
+from fixtures_api import free_port, gold_extractions
+from rdflib.compare import isomorphic
+
+from api.cors import parse_origins
+from kg.build import ensure_schema
+from kg.rdf.iris import Iris
+from kg.rdf.mapping import GraphMapper
+from kg.settings import Settings
+from kg.store.embedded import EmbeddedStore
+from kg.write import write_extractions
+
+RDF = rdflib.RDF
+VOID = rdflib.Namespace("http://rdfs.org/ns/void#")
+FORMATS = {"text/turtle": "turtle", "application/n-triples": "nt", "application/ld+json": "json-ld",
+           "application/rdf+xml": "xml"}
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A store whose base IRI is the live server's own URL, and that server (uvicorn in a thread)."""
+    import uvicorn
+
+    from api import create_app
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    store = EmbeddedStore(str(tmp_path_factory.mktemp("ld") / "store"), base_iri=url)
+    ensure_schema(store, url)
+    write_extractions(store, gold_extractions(), GraphMapper(Iris(url)))
+    app = create_app(Settings(store=store.location, base_iri=url, sparql_workers=0), store)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        store.close()
+
+
+def test_an_entity_iri_dereferences_with_its_links_and_evidence(base: str) -> None:
+    imagenet = rdflib.URIRef(base + "dataset/imagenet")
+    g = rdflib.Graph().parse(str(imagenet))
+    kg = rdflib.Namespace(base + "ontology#")
+    assert (imagenet, RDF.type, kg.Dataset) in g
+    assert (imagenet, rdflib.SKOS.prefLabel, rdflib.Literal("ImageNet")) in g
+    links = set(g.subjects(RDF.object, imagenet))
+    assert links, "the links naming the entity come with it"
+    for link in links:
+        assert g.value(link, kg.evidence) is not None and g.value(link, kg.confidence) is not None
+        paper = g.value(link, RDF.subject)
+        assert paper is not None and (paper, rdflib.DCTERMS.title, None) in g  # the other end has its label
+
+
+def test_a_paper_iri_dereferences_with_every_link(base: str) -> None:
+    paper = rdflib.URIRef(base + "paper/seed-12")
+    g = rdflib.Graph().parse(str(paper))
+    kg = rdflib.Namespace(base + "ontology#")
+    assert (paper, RDF.type, kg.Paper) in g
+    uses = set(g.objects(paper, kg.usesDataset))
+    assert rdflib.URIRef(base + "dataset/agentdojo") in uses
+    link = next(iter(g.subjects(RDF.subject, paper)))
+    assert (link, RDF.object, None) in g and (link, kg.evidence, None) in g
+    again = rdflib.Graph().parse(str(link))  # a link node dereferences too
+    assert (link, kg.evidence, g.value(link, kg.evidence)) in again
+
+
+def test_ontology_terms_dereference_to_the_ontology(base: str) -> None:
+    g = rdflib.Graph().parse(base + "ontology#Dataset")  # the fragment stays on the client
+    kg = rdflib.Namespace(base + "ontology#")
+    assert (kg.Dataset, RDF.type, rdflib.OWL.Class) in g
+    assert (kg.usesDataset, RDF.type, rdflib.OWL.ObjectProperty) in g
+
+
+def test_every_format_says_the_same(base: str) -> None:
+    iri = base + "method/melon"
+    graphs = {}
+    for media, fmt in FORMATS.items():
+        r = httpx.get(iri, headers={"Accept": media})
+        assert r.status_code == 200 and r.headers["content-type"].startswith(media), (media, r.text[:200])
+        assert r.headers["vary"] == "Accept"
+        graphs[media] = rdflib.Graph().parse(data=r.text, format=fmt, publicID=iri)
+    first = graphs["text/turtle"]
+    assert len(first) > 10
+    for media, g in graphs.items():
+        assert isomorphic(first, g), media
+
+
+def test_jsonld_uses_the_published_context(base: str) -> None:
+    r = httpx.get(base + "paper/seed-12", headers={"Accept": "application/ld+json"})
+    doc = r.json()
+    assert doc["@context"] == base + "context.jsonld"
+    context = httpx.get(base + "context.jsonld")
+    assert context.headers["content-type"].startswith("application/ld+json")
+    assert json.loads(context.text)["@context"]["kg"] == base + "ontology#"
+    text = json.dumps(doc)
+    assert '"title"' in text and '"evidence"' in text  # compacted with the context's short names
+    g = rdflib.Graph().parse(data=r.text, format="json-ld")  # rdflib fetches the context from the server
+    turtle = rdflib.Graph().parse(base + "paper/seed-12", format="turtle")
+    assert isomorphic(g, turtle)
+
+
+def test_html_for_browsers(base: str) -> None:
+    r = httpx.get(base + "dataset/imagenet", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert r.headers["content-type"].startswith("text/html")
+    assert "<h1>ImageNet</h1>" in r.text and "<mark>" in r.text and "Links with evidence" in r.text
+    assert 'href="/explore#node=dataset/imagenet"' in r.text
+    assert 'href="/dataset/imagenet?format=turtle"' in r.text
+
+
+def test_unknown_iris_are_404_and_unacceptable_types_406(base: str) -> None:
+    assert httpx.get(base + "dataset/no-such-dataset").status_code == 404
+    assert httpx.get(base + "paper/no-such-paper").status_code == 404
+    assert httpx.get(base + "dataset/imagenet", headers={"Accept": "image/png"}).status_code == 406
+    assert httpx.head(base + "dataset/imagenet").status_code == 200
+
+
+def test_root_describes_the_service(base: str) -> None:
+    page = httpx.get(base, headers={"Accept": "text/html"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for path in ("/sparql", "/graphql", "/export", "/explore", "/.well-known/void"):
+        assert f'href="{path}' in page.text
+    g = rdflib.Graph().parse(base)  # an RDF client gets the VoID description
+    ds = rdflib.URIRef(base)
+    assert (ds, RDF.type, VOID.Dataset) in g
+    assert (ds, VOID.sparqlEndpoint, rdflib.URIRef(base + "sparql")) in g
+
+
+def test_void_counts_and_endpoints(base: str) -> None:
+    g = rdflib.Graph().parse(base + ".well-known/void")
+    ds = rdflib.URIRef(base)
+    kg = rdflib.Namespace(base + "ontology#")
+    assert (ds, VOID.dataDump, rdflib.URIRef(base + "export?format=nquads")) in g
+    triples = int(g.value(ds, VOID.triples))
+    assert triples > 1000
+    papers = next(int(g.value(p, VOID.entities)) for p in g.objects(ds, VOID.classPartition)
+                  if g.value(p, VOID["class"]) == kg.Paper)
+    assert papers == 19
+    r = httpx.get(base + "sparql", params={"query": f"SELECT (COUNT(*) AS ?n) {{ ?p a <{kg.Paper}> }}"})
+    assert int(r.json()["results"]["bindings"][0]["n"]["value"]) == papers
+    assert httpx.get(base + ".well-known/void", headers={"Accept": "text/html"}).status_code == 406
+
+
+def test_cors_lets_other_origins_read_and_never_write(base: str) -> None:
+    origin = {"Origin": "https://tools.example"}
+    r = httpx.get(base + "sparql", params={"query": "ASK {}"}, headers=origin)
+    assert r.headers["access-control-allow-origin"] == "*"
+    post = httpx.post(base + "graphql", json={"query": "{ stats { papers } }"}, headers=origin)
+    assert post.headers["access-control-allow-origin"] == "*" and post.json()["data"]["stats"]["papers"] == 19
+    assert httpx.get(base + "dataset/imagenet", headers=origin).headers["access-control-allow-origin"] == "*"
+    assert httpx.get(base + "export?format=nt", headers=origin).headers["access-control-allow-origin"] == "*"
+    preflight = httpx.options(base + "graphql", headers={
+        **origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, authorization"})
+    assert preflight.status_code == 204
+    allowed = preflight.headers["access-control-allow-headers"].lower()
+    assert "content-type" in allowed and "authorization" not in allowed  # no bearer token cross-origin
+    assert "access-control-allow-credentials" not in preflight.headers
+    refused = httpx.options(base + "export", headers={**origin, "Access-Control-Request-Method": "POST"})
+    assert refused.status_code == 403 and "access-control-allow-origin" not in refused.headers
+    assert "access-control-allow-origin" not in httpx.get(base + "healthz", headers=origin).headers
+    assert "access-control-allow-origin" not in httpx.get(base + "sparql", params={"query": "ASK {}"}).headers
+
+
+def test_cors_origins_setting() -> None:
+    assert parse_origins("*") == ("*",)
+    assert parse_origins("https://a.example, https://b.example/") == ("https://a.example", "https://b.example")
+    assert parse_origins("none") == () and parse_origins("") == ()
+
+
+def test_served_files_stay_small(base: str, tmp_path: Path) -> None:
+    """A popular entity's description is bounded (LINKS link nodes at most)."""
+    from api.linked_data import LINKS
+
+    g = rdflib.Graph().parse(base + "domain/llm-agents")
+    assert 0 < len(set(g.subjects(RDF.predicate, None))) <= LINKS
