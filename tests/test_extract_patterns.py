@@ -130,3 +130,18 @@ def test_a_risk_with_a_safety_qualifier_is_a_threat(extractor: Extractor) -> Non
 def test_malicious_actors_are_a_threat_but_plain_users_are_not(extractor: Extractor) -> None:
     text = "Agents interact with users, and we study how malicious users steer them during tool use."
     assert found(extractor, text, type_="Threat") == {"malicious user"}
+
+
+def test_a_title_verb_and_its_object_name_the_task(extractor: Extractor) -> None:
+    title = "Modeling Opinion Dynamics on Graphs"
+    assert found(extractor, "We fit a model to survey panels.", title, "Task") == {"opinion dynamics modeling"}
+
+
+def test_for_and_a_gerund_name_the_task_with_a_singular_object(extractor: Extractor) -> None:
+    text = "Photometric stereo is a technique for estimating surface normals from images."
+    assert "surface normal estimation" in found(extractor, text, type_="Task")
+
+
+def test_solving_names_the_problem_itself(extractor: Extractor) -> None:
+    title = "Exactly Solving Minimum Quokka Cover Problems"
+    assert found(extractor, "We give an exact solver.", title, "Task") == {"minimum quokka cover"}

@@ -47,7 +47,7 @@ _RANGE = re.compile(
     r"(?<![\w.\-/])(?P<a>" + _NUM + r")\s?(?P<ua>" + _UNITS + r")?\s?(?:-|–|—|to)\s?(?P<b>" + _NUM + r")"
     r"\s?(?P<ub>" + _UNITS + r")"
 )
-_LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and|or)?|and|or|/|vs\.?)\s*$")
+_LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and|or)?|and|or|/|vs\.?)?\s*$")
 # words allowed between a value and the metric after it ("12 points higher accuracy", "3% gain in F1")
 _AFTER_GAP = re.compile(
     r"^\s*(?:\)\s*)?(?:(?:absolute|relative|average|avg\.?|mean|overall|higher|lower|better|worse|more|less|"
@@ -109,7 +109,11 @@ _OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this
 _EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), name)
     for p, name in (
-        (r"(?:training |inference )?(?:speed-?ups?|acceleration)|faster|accelerat(?:e|es|ed|ing)", "speedup"),
+        (
+            r"(?:training |inference |measured |wall-clock |end-to-end )?(?:speed[- ]?ups?|acceleration)|"
+            r"faster|accelerat(?:e|es|ed|ing)",
+            "speedup",
+        ),
         (r"model size|number of parameters|parameter count", "model size"),
         (r"(?:computational |training |inference )?cost", "cost"),
         (r"area under the (?:receiver operating characteristic|ROC) curve", "area under the ROC curve"),
@@ -307,7 +311,7 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
 
 
 _DS_NAMED = re.compile(
-    r"\b(?:[Oo]n|[Ii]n|[Ff]or|[Ff]rom|of)\s+(?:the\s+)?(?P<a>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
+    r"\b[Oo]n\s+(?:the\s+)?(?P<a>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
     r"(?=\s*[,;.)]|\s+(?:and|with|while|where|which|under|using|respectively|to|by|at|when|dataset|benchmark|"
     r"corpus|test|validation)\b|\s*$)"
     r"|\b(?P<b>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})\s+(?:[a-z]+\s+)?(?:dataset|benchmark|corpus)\b"
@@ -380,6 +384,8 @@ def _tie_metric(
             gap = text[last.end : m.start]
             if not _AFTER_GAP.match(gap) or any(last.end <= o.start < m.start for o in others):
                 continue
+            if re.match(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d", text[m.end : m.end + 20]):
+                continue  # "MAE of 5.64 RMSE of 7.15": RMSE has its own value
             if last.unit == "%" and re.match(r"\s*of\b", gap):
                 continue  # "70% of the training time": a share, not a value of the measure
             cost = float(_words(gap))
@@ -490,24 +496,35 @@ def _baseline(
 _ON_NEXT = re.compile(r"^[\s\w().,-]{0,80}$")
 
 
-def _continues(text: str, metrics: list[_Span], prev: tuple[_Value, _Span], v: _Value) -> bool:
-    """A value right after another of the same unit, with only "on X," between: the same metric."""
+def _continues(
+    text: str, metrics: list[_Span], datasets: list[_Span], prev: tuple[_Value, _Span], v: _Value
+) -> bool:
+    """A value right after another of the same unit with only "on <dataset>," between, itself followed by
+    "on <dataset>" or nothing: the same metric ("78.9% on A, 90.4% on B"; never "3.1% in ROUGE-L, 4.6% in
+    correctness", where the next value names its own measure)."""
     last, _ = prev
     gap = text[last.end : v.start]
-    return (
+    if not (
         last.unit == v.unit
         and bool(_ON_NEXT.match(gap))
-        and re.search(r"\b(?:on|in|for)\b", gap) is not None
         and _words(gap) <= 10
         and not any(last.end <= m.start < v.start for m in metrics)
-    )
+        and any(last.end <= d.start < v.start for d in datasets)
+    ):
+        return False
+    after = re.match(r"\s*(?:on|in|for|across)\s+(?:the\s+)?", text[v.end : v.end + 20])
+    if after is None:
+        return not re.match(r"\s*(?:in|on|of|for)\b", text[v.end : v.end + 10])
+    at = v.end + after.end()
+    return any(d.start == at for d in datasets)
 
 
 def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     """Values listed together ("84.3% and 91.2%") share their metric."""
     out: list[list[_Value]] = []
     for v in values:
-        if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(text[out[-1][-1].end : v.start]):
+        gap = text[out[-1][-1].end : v.start] if out else ""
+        if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(gap) and (gap.strip() or v.unit):
             out[-1].append(v)
         else:
             out.append([v])
@@ -544,7 +561,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
             others = [o for o in values if o not in group]
             loose = respectively and len(group) > 1
             tie = _tie_metric(text, metrics, group[0], group[-1], others, loose)
-            if tie is None and prev is not None and _continues(text, metrics, prev, group[0]):
+            if tie is None and prev is not None and _continues(text, metrics, datasets, prev, group[0]):
                 tie = (prev[1], False)  # "78.9% on A, 90.4% on B and 95.7% on C"
             if tie is None:
                 prev = None

@@ -140,8 +140,8 @@ def salient(doc: Doc, ph: Phrase, title_end: int, counts: dict[str, int], suppor
     if doc[ph.start].idx < title_end or counts.get(ph.key, 0) >= 2:
         return True
     cue = cue_before(doc, ph.start)
-    if cue in _TASK_BEFORE or cue in _METHOD_BEFORE:
-        return True
+    if cue in _TASK_BEFORE or cue in _METHOD_BEFORE or word_after(doc, ph.end) in _TASK_AFTER:
+        return True  # "for X", "using X", "X tasks"
     if support < RARE:
         return False
     sent = doc[ph.start].sent

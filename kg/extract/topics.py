@@ -107,6 +107,7 @@ class TopicRules:
         out = mentions(doc)
         title_end: int = doc._.kg_title_end or 0
         out.extend(domain_cues(doc, title_end))
+        out.extend(gerund_tasks(doc, title_end))
         for i in token_indices(doc, _HEADS):
             tok = doc[i]
             low = tok.lower_
@@ -176,6 +177,90 @@ class TopicRules:
 
 
 # Words whose repeated use makes a field the paper's domain though it never names the field.
+# "Modeling Opinion Dynamics", "for estimating surface normals": the problem is the object plus the noun of
+# the verb (opinion dynamics modeling, surface normal estimation); "Solving X" names the problem X itself.
+GERUND_TASKS = {
+    "modeling": "modeling",
+    "modelling": "modelling",
+    "solving": "",
+    "verifying": "verification",
+    "detecting": "detection",
+    "predicting": "prediction",
+    "forecasting": "forecasting",
+    "generating": "generation",
+    "estimating": "estimation",
+    "recognizing": "recognition",
+    "recognising": "recognition",
+    "segmenting": "segmentation",
+    "tracking": "tracking",
+    "localizing": "localization",
+    "summarizing": "summarization",
+    "translating": "translation",
+    "retrieving": "retrieval",
+    "classifying": "classification",
+    "reconstructing": "reconstruction",
+    "synthesizing": "synthesis",
+    "synthesising": "synthesis",
+    "explaining": "explanation",
+    "answering": "answering",
+    "captioning": "captioning",
+    "parsing": "parsing",
+}
+_GERUND_BEFORE = frozenset(["for", "towards", "toward", ":", "of", "on"])
+_OBJECT_TAGS = frozenset(["NN", "NNS", "NNP", "NNPS", "JJ", "HYPH", "VBN"])
+_EVALUATIVE = words(
+    "precise accurate efficient effective high-quality realistic diverse reliable better fast faster scalable "
+    "robust novel new complex"
+)
+
+
+def gerund_tasks(doc: Doc, title_end: int) -> list[Mention]:
+    """Tasks written as a verb and its object: "Modeling Opinion Dynamics on Graphs" (title start, after a
+    colon or "for"), "a method for synthesizing medical dialogue" (after "for" in the abstract)."""
+    out: list[Mention] = []
+    for tok in doc:
+        nominal = GERUND_TASKS.get(tok.lower_)
+        if nominal is None:
+            continue
+        in_title = tok.idx < title_end
+        b = tok.i - 1
+        if in_title and b >= 0 and doc[b].tag_ == "RB":
+            b -= 1  # "Exactly Solving …", "Efficiently Modeling …"
+        before = doc[b].lower_ if b >= 0 else ""
+        at_start = b < 0 or doc[b].text in ("\n\n", ":")
+        if not (
+            before in ("for", "towards", "toward") or (in_title and (at_start or before in _GERUND_BEFORE))
+        ):
+            continue
+        j = tok.i + 1
+        if j < len(doc) and doc[j].lower_ in ("the", "a", "an"):
+            j += 1
+        k = j
+        while k < len(doc) and k - j < 5 and doc[k].tag_ in _OBJECT_TAGS and doc[k].lower_ not in STOP_MODS:
+            k += 1
+        while k > j and doc[k - 1].tag_ not in ("NN", "NNS", "NNP", "NNPS"):
+            k -= 1
+        while j < k and doc[j].lower_ in _EVALUATIVE:
+            j += 1  # "generating precise 3D maps": the task is 3D map generation
+        if not nominal and k - j > 1 and doc[k - 1].lower_ in ("problem", "problems"):
+            k -= 1  # "solving job shop scheduling problems"
+        if k - j < 1 or (k - j == 1 and not nominal):
+            continue  # "Solving Games" is too little to name a problem
+        obj = [t.text if t.text.isupper() or name_strength(t.text) == 2 else t.lower_ for t in doc[j:k]]
+        if nominal in ("modeling", "modelling") and k - j < 2:
+            continue  # "Modeling Shadows": too little to name a problem
+        if nominal and doc[k - 1].tag_ in ("NNS", "NNPS") and not obj[-1].lower().endswith("ics"):
+            obj[-1] = singular(obj[-1])  # "surface normals" → surface normal; "opinion dynamics" stays
+        name = " ".join([*obj, nominal]).replace(" - ", "-").strip()
+        conf = CONF_PATTERN - 0.1 if in_title else CONF_WEAK + 0.15
+        out.append(
+            mention(
+                tok.idx, doc[k - 1].idx + len(doc[k - 1]), "Task", name, confidence=conf, rule="gerund-task"
+            )
+        )
+    return out
+
+
 DOMAIN_BY_WORD = {"robot": "robotics", "robots": "robotics", "robotic": "robotics"}
 
 
