@@ -134,7 +134,8 @@ def test_malicious_actors_are_a_threat_but_plain_users_are_not(extractor: Extrac
 
 def test_a_title_verb_and_its_object_name_the_task(extractor: Extractor) -> None:
     title = "Modeling Opinion Dynamics on Graphs"
-    assert found(extractor, "We fit a model to survey panels.", title, "Task") == {"opinion dynamics modeling"}
+    got = found(extractor, "We fit a model to survey panels.", title, "Task")
+    assert got == {"opinion dynamics modeling"}
 
 
 def test_for_and_a_gerund_name_the_task_with_a_singular_object(extractor: Extractor) -> None:

@@ -209,8 +209,8 @@ GERUND_TASKS = {
 _GERUND_BEFORE = frozenset(["for", "towards", "toward", ":", "of", "on"])
 _OBJECT_TAGS = frozenset(["NN", "NNS", "NNP", "NNPS", "JJ", "HYPH", "VBN"])
 _EVALUATIVE = words(
-    "precise accurate efficient effective high-quality realistic diverse reliable better fast faster scalable "
-    "robust novel new complex"
+    "precise accurate efficient effective high-quality realistic diverse reliable better fast faster "
+    "scalable robust novel new complex"
 )
 
 
