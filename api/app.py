@@ -20,14 +20,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
-from strawberry.http import GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
+from strawberry.types.unset import UNSET
 
 from api import explorer, graphiql
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.cors import Cors
 from api.export import make_export
+from api.graphql_http import adapt, mark
 from api.headers import SecurityHeaders
 from api.limits import DeadlineExceeded
 from api.linked_data import routes as linked_data_routes
@@ -52,6 +54,15 @@ class GraphQLApp(GraphQL[ApiContext, None]):
         super().__init__(build_schema(settings), graphql_ide="graphiql", allow_queries_via_get=False)
         self.settings, self.ctx, self.writer = settings, ctx, PaperWriter(ctx)
         self._executions = anyio.CapacityLimiter(EXECUTIONS)
+
+    async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
+        """GraphQL over HTTP: application/graphql-response+json and its status codes when accepted."""
+        response = await super().run(request, context, root_value)
+        return adapt(request, response) if isinstance(response, Response) else response
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        mark(request, result)  # a request error (no data, no path) is a 400 under graphql-response+json
+        return await super().process_result(request, result)
 
     async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
         return ApiContext(request, response, self.ctx, self.settings, self.writer)
@@ -78,6 +89,7 @@ class GraphQLApp(GraphQL[ApiContext, None]):
                         result = await self._execute_in_thread(
                             request, request_adapter, sub_response, context, root_value, request_data)
                 except DeadlineExceeded as exc:
+                    request.state.kg_deadline = True  # not a request error (api.graphql_http)
                     return ExecutionResult(data=None, errors=[GraphQLError(str(exc))])
                 if last or context.mutation:  # a mutation runs once (api.auth.MarkMutations)
                     return result
