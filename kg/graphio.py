@@ -2,6 +2,8 @@
 
 Nodes are papers (id "seed-01") and entities (id "dataset/imagenet") with `label` and `type` attributes;
 edges are paper→entity links and entity→entity relations with `relation` and, when known, `confidence`.
+Only entities some paper links appear (relations between them included), unless `unlinked=True` asks for
+the vocabulary concepts the relations reach too. Cytoscape JSON carries the graph's `data` as an object.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ ENTITY_RELATIONS = ("defendsAgainst", "targetsDomain", "variantOf")
 _PAGE = 100
 
 
-def project(ctx: QueryContext) -> nx.MultiDiGraph:
-    """Every paper and linked entity as nodes, every link and entity relation as an edge keyed by relation."""
+def project(ctx: QueryContext, *, unlinked: bool = False) -> nx.MultiDiGraph:
+    """Every paper and linked entity as nodes, every link and entity relation between them as an edge keyed
+    by relation; `unlinked` adds the entities relations reach that no paper links (vocabulary concepts)."""
     g = nx.MultiDiGraph(name="paperkg")
     paper_iris: list[str] = []
     after: str | None = None
@@ -47,7 +50,7 @@ def project(ctx: QueryContext) -> nx.MultiDiGraph:
             for link in links:
                 _add_entity(g, link.entity)
                 _add_edge(g, source, link.entity.id, link.relation, link.confidence)
-    _add_entity_relations(ctx, g)
+    _add_entity_relations(ctx, g, unlinked)
     return g
 
 
@@ -69,8 +72,9 @@ def _add_edge(g: nx.MultiDiGraph, source: str, target: str, relation: str, confi
     g.add_edge(source, target, key=relation, **attrs)
 
 
-def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph) -> None:
-    """entity→entity edges (defendsAgainst, targetsDomain, variantOf, broader), best confidence per triple."""
+def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph, unlinked: bool = False) -> None:
+    """entity→entity edges (defendsAgainst, targetsDomain, variantOf, broader), best confidence per triple;
+    only between entities already in `g` (linked by papers) unless `unlinked`."""
     rels = [ctx.term(r) for r in ENTITY_RELATIONS] + [NamedNode(SKOS + "broader")]
     rows = ctx.select(
         f"SELECT ?s ?r ?o (MAX(?c) AS ?conf) WHERE {{ {values('r', rels)} ?s ?r ?o . "
@@ -82,6 +86,8 @@ def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph) -> None:
     infos = entities_by_iris(ctx, {t[0] for t in triples} | {t[2] for t in triples})
     for s, r, o, conf in sorted(triples, key=lambda t: t[:3]):
         if s not in infos or o not in infos:
+            continue
+        if not unlinked and (infos[s].id not in g or infos[o].id not in g):
             continue
         _add_entity(g, infos[s])
         _add_entity(g, infos[o])
@@ -98,6 +104,10 @@ def write(g: nx.MultiDiGraph, fmt: str, out: str | Path) -> Path:
         nx.write_gexf(g, path, encoding="utf-8", prettyprint=True)
     elif fmt == "cyjs":
         data = nx.cytoscape_data(g, name="label")
+        data["data"] = dict(g.graph)  # cytoscape.js reads the graph's data as an object, not pairs
+        for edge in data["elements"]["edges"]:  # cy.json() needs an id on every element
+            e = edge["data"]
+            e.setdefault("id", f"{e['source']} {e.get('key', e.get('relation', ''))} {e['target']}")
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     else:
         raise ValueError(f"unknown graph format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -111,14 +121,17 @@ def read(fmt: str, path: str | Path) -> nx.Graph:
     if fmt == "gexf":
         return nx.read_gexf(path)
     if fmt == "cyjs":
-        return nx.cytoscape_graph(json.loads(Path(path).read_text(encoding="utf-8")), name="label")
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        for edge in data.get("elements", {}).get("edges", []):
+            edge.get("data", {}).pop("id", None)  # an element id for cytoscape.js, not an edge attribute
+        return nx.cytoscape_graph(data, name="label")
     raise ValueError(f"unknown graph format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
-def export(ctx: QueryContext, fmt: str, out: str | Path) -> nx.MultiDiGraph:
+def export(ctx: QueryContext, fmt: str, out: str | Path, *, unlinked: bool = False) -> nx.MultiDiGraph:
     """`kg export --format graphml|gexf|cyjs`: project the store and write it; returns the graph written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown graph format {fmt!r}: use one of {', '.join(FORMATS)}")
-    g = project(ctx)
+    g = project(ctx, unlinked=unlinked)
     write(g, fmt, out)
     return g

@@ -127,3 +127,54 @@ def test_export_writes_the_file_it_returns(tmp_path: Path) -> None:
 def test_unknown_format_is_refused(graph: nx.MultiDiGraph, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="graphml, gexf, cyjs"):
         graphio.write(graph, "dot", tmp_path / "kg.dot")
+
+
+@pytest.fixture(scope="module")
+def with_vocabulary() -> QueryContext:
+    """A store with the ontology and vocabulary graphs (as kg build writes them) and papers linking a few
+    concepts: the vocabulary's relations reach many concepts no paper links."""
+    from kg.build import ensure_schema
+
+    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
+    ensure_schema(store, DEFAULT_BASE_IRI)
+    agents = EntityRef("Domain", "LLM agents")
+    link = Link("targetsDomain", agents, Evidence("For LLM agents.", "LLM agents", 4, 14, 0.9),
+                broader=(EntityRef("Domain", "large language models"),))
+    exs = [Extraction(Paper("p-agents", "For LLM agents.", title="Agents"), (link,)),
+           Extraction(Paper("p-gen", "We generate images on ImageNet.", title="Gen"),
+                      (_link("usesDataset", IMAGENET),))]
+    write_extractions(store, exs, GraphMapper(Iris(DEFAULT_BASE_IRI)))
+    return QueryContext.open(store, DEFAULT_BASE_IRI)
+
+
+def test_only_linked_entities_unless_asked(with_vocabulary: QueryContext) -> None:
+    g = graphio.project(with_vocabulary)
+    entities = {n for n, t in g.nodes(data="type") if t != "Paper"}
+    assert entities == {"dataset/imagenet", "domain/llm-agents"}
+    for component in nx.weakly_connected_components(g):
+        assert any(g.nodes[n]["type"] == "Paper" for n in component)
+    everything = graphio.project(with_vocabulary, unlinked=True)
+    assert "domain/large-language-models" in everything  # the broader concept, reached by a relation
+    assert everything.number_of_nodes() > g.number_of_nodes()
+
+
+def test_cytoscape_js_reads_the_graph_data_as_an_object(graph: nx.MultiDiGraph, tmp_path: Path) -> None:
+    import json
+    import shutil
+    import subprocess
+
+    path = graphio.write(graph, "cyjs", tmp_path / "kg.cyjs")
+    data = json.loads(path.read_text("utf-8"))
+    assert data["data"] == {"name": "paperkg"}
+    node = shutil.which("node")
+    js = Path(__file__).parent / "js"
+    if node is None:
+        pytest.skip("node is not installed")
+    assert (js / "node_modules" / "cytoscape").is_dir(), "run scripts/setup: npm ci --prefix tests/js"
+    proc = subprocess.run([node, str(js / "cyjs.mjs"), str(path)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    assert seen["data"]["name"] == "paperkg"
+    assert (seen["nodes"], seen["edges"]) == (graph.number_of_nodes(), graph.number_of_edges())
+    assert all(n >= 1 for n in seen["paperNeighbours"])  # every entity is linked by some paper

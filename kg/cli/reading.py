@@ -33,6 +33,8 @@ def export(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
+    unlinked: Annotated[bool, typer.Option(
+        "--unlinked", help="graphml/gexf/cyjs: also the vocabulary concepts no paper links")] = False,
 ) -> None:
     """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools. With -o the format
     follows the file's extension (.ttl .nt .nq .trig .jsonld .rdf .graphml .gexf .cyjs); a --format that
@@ -48,7 +50,8 @@ def export(
             from kg.graphio import export as export_graph
             from kg.query import QueryContext
 
-            g = export_graph(QueryContext.open(st, base_iri), fmt, output)  # type: ignore[arg-type]
+            g = export_graph(QueryContext.open(st, base_iri), fmt, output,  # type: ignore[arg-type]
+                             unlinked=unlinked)
             err.print(f"wrote {g.number_of_nodes()} nodes and {g.number_of_edges()} edges to {output}")
         elif output is None:
             st.dump(sys.stdout.buffer, fmt)
