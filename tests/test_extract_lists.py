@@ -58,3 +58,13 @@ def test_a_single_tasks_word_without_a_list_types_nothing(nlp: Language) -> None
 def test_a_modifier_between_the_cue_and_the_list_does_not_hide_the_cue(nlp: Language) -> None:
     text = "The skills transfer to downstream tasks such as real-world hoof adaptation, where we win."
     assert listed(nlp, text) == {("Task", "hoof adaptation")}
+
+
+def test_the_fields_examples_in_a_background_sentence_are_not_this_papers_tasks(nlp: Language) -> None:
+    text = "It quantifies dependence in many inference problems such as quokka mapping and wombat ranking."
+    assert listed(nlp, text) == set()
+
+
+def test_examples_in_a_sentence_about_this_work_are_its_tasks(nlp: Language) -> None:
+    text = "These inputs serve diverse sensing tasks, such as quokka mapping and wombat detection."
+    assert listed(nlp, text) == {("Task", "quokka mapping"), ("Task", "wombat detection")}

@@ -67,6 +67,18 @@ def _intro_type(doc: Doc, start: int) -> str | None:
     return None
 
 
+_OWN_OR_MEASURED = words(
+    "we our us these this proposed experiments experiment evaluate evaluated evaluation evaluations "
+    "outperforms outperform achieves achieve results benchmark benchmarks demonstrate demonstrates show shows"
+)
+
+
+def _own_or_measured(doc: Doc, start: int) -> bool:
+    """The list's sentence speaks of this work or its evaluation ("we", "experiments", "outperforms")."""
+    sent = doc[start].sent
+    return any(t.lower_ in _OWN_OR_MEASURED for t in sent) or "this paper" in sent.text.lower()
+
+
 @Language.factory("paperkg_lists")
 def make_lists(nlp: Language, name: str) -> ListTyper:
     return ListTyper()
@@ -81,12 +93,15 @@ class ListTyper:
             type_ = _intro_type(doc, group[0][0])
             last_start, last_end = group[-1]
             tail = doc[last_end - 1].lower_
+            tail_typed = False
             if type_ is None and len(group) >= 2:
                 for t, nouns in _TAIL_NOUNS.items():
                     if tail in nouns and last_end - last_start >= 2:
-                        type_ = t
+                        type_, tail_typed = t, True
             if type_ is None:
                 continue
+            if type_ == "Task" and not tail_typed and not _own_or_measured(doc, group[0][0]):
+                continue  # "… useful for problems such as A, B and C": the field's examples, not this paper's
             for start, end in group:
                 if doc[end - 1].lower_ in _TAIL_NOUNS["Task"] | _TAIL_NOUNS["Metric"] and end - start >= 2:
                     end -= 1  # "… prediction tasks": the task is "prediction"
