@@ -201,3 +201,35 @@ def test_respectively_with_datasets_before_the_values(extractor: Extractor) -> N
     )
     assert [(r["value"], r["metric"]) for r in rs] == [(47.69, "perplexity"), (40.68, "perplexity")]
     assert rs[0]["dataset"] != rs[1]["dataset"] and None not in {rs[0]["dataset"], rs[1]["dataset"]}
+
+
+def test_metrics_listed_without_commas_keep_their_own_values(extractor: Extractor) -> None:
+    rs = results(
+        extractor, "It reaches an average MAE of 5.64 RMSE of 7.15 accuracy of 74.19 and F1 of 0.7376."
+    )
+    assert [(r["value"], r["metric"]) for r in rs] == [
+        (5.64, "mean absolute error"),
+        (7.15, "root mean squared error"),
+        (74.19, "accuracy"),
+        (0.7376, "F1 score"),
+    ]
+
+
+def test_a_metric_is_not_carried_to_a_value_naming_its_own_measure(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "Our model shows increases of 3.1% in ROUGE-L, 4.6% in correctness and 4.5% in faithfulness.",
+    )
+    assert [(r["value"], r["metric"]) for r in rs] == [(3.1, "ROUGE")]
+
+
+def test_speed_up_spellings(extractor: Extractor) -> None:
+    rs = results(extractor, "This gives a 2.5x speed up and 3-35x measured speedup over the planner.")
+    assert [(r["value"], r["metric"]) for r in rs] == [(2.5, "speedup"), (35, "speedup")]
+
+
+def test_words_after_of_are_not_datasets(extractor: Extractor) -> None:
+    rs = results(
+        extractor, "The best macro F1 scores of PLM and LLM baselines are 77.21% and 51.77%, respectively."
+    )
+    assert {r["dataset"] for r in rs} == {None}

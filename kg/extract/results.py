@@ -77,6 +77,9 @@ _OWN_NOUN = re.compile(
 _AFTER_CUE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|compared (?:to|with)|than|vs\.?|versus|over)\s+(?:the\s+)?$"
 )
+# "4.6% in correctness": the value names its own measure right after it
+_NAMES_OWN = re.compile(r"\s*(?:in|on)\s+(?:the\s+)?(?!average\b|all\b|both\b|each\b|most\b)[a-z]")
+_OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
 _FRACTION_OF = re.compile(
@@ -384,7 +387,7 @@ def _tie_metric(
             gap = text[last.end : m.start]
             if not _AFTER_GAP.match(gap) or any(last.end <= o.start < m.start for o in others):
                 continue
-            if re.match(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d", text[m.end : m.end + 20]):
+            if _OWN_VALUE.match(text[m.end : m.end + 20]):
                 continue  # "MAE of 5.64 RMSE of 7.15": RMSE has its own value
             if last.unit == "%" and re.match(r"\s*of\b", gap):
                 continue  # "70% of the training time": a share, not a value of the measure
@@ -397,6 +400,16 @@ def _tie_metric(
             gap = text[m.end : start]
             if _CLAUSE_BREAK.search(gap) or any(m.end <= o.start < start for o in others):
                 continue
+            names_own = _NAMES_OWN.match(text[last.end : last.end + 30])
+            if (
+                names_own
+                and not _OWN_VALUE.match(text[m.end : m.end + 20])
+                and any(
+                    o.end <= m.start and _AFTER_GAP.match(text[o.end : m.start]) and o.unit == first.unit
+                    for o in others
+                )
+            ):
+                continue  # "3.1% in ROUGE-L, 4.6% in correctness": ROUGE-L is the measure of 3.1%
             n = _words(gap)
             tight = bool(_TIGHT_BEFORE.match(gap))
             if n > 9 or (first.bare and not tight and not loose):
@@ -591,6 +604,8 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     v_metric = ms_distinct[i]
                 if respectively and len(group) > 1 and len(ds_distinct) == len(group):
                     dataset: EntityRef | None = ds_distinct[i]
+                elif respectively and len(group) > 1:
+                    dataset = None  # "+23% +20% +26% … on A B C and D respectively" with a name not read
                 else:
                     dataset = _nearest_dataset(text, datasets, v, metric, others, off, end)
                     if dataset is None and len(only) == 1 and not _AVERAGE.search(sent):
