@@ -116,8 +116,8 @@ _SAMPLE_QUADS: list[ox.Quad] = []
 
 def sample_extractions() -> list[Extraction]:
     """The real pipeline on the bundled sample: kg.io.read_papers, then the spaCy extractor."""
-    from kg.extract import Extractor  # type: ignore[attr-defined]
-    from kg.io import read_papers  # type: ignore[attr-defined]
+    from kg.extract import Extractor
+    from kg.io import read_papers
 
     extractor = Extractor(BASE)
     papers = [p for p in read_papers(str(SAMPLE)) if isinstance(p, Paper)]
@@ -126,8 +126,8 @@ def sample_extractions() -> list[Extraction]:
 
 def pipeline_available() -> bool:
     try:
-        from kg.extract import Extractor  # type: ignore[attr-defined]  # noqa: F401
-        from kg.io import read_papers  # type: ignore[attr-defined]  # noqa: F401
+        from kg.extract import Extractor  # noqa: F401
+        from kg.io import read_papers  # noqa: F401
     except ImportError:
         return False
     return True

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any, cast
+
 from strawberry.extensions.validation_cache import _get_validate_cache
 
 from api.schema import build_schema
@@ -10,7 +13,7 @@ from kg.settings import Settings
 
 def test_validation_is_cached_across_requests() -> None:
     schema = build_schema(Settings())
-    cache = _get_validate_cache(512)
+    cache = cast("functools._lru_cache_wrapper[Any]", _get_validate_cache(512))
     query = "{ __typename a1: __typename }"
     assert schema.execute_sync(query).errors is None
     before = cache.cache_info()

@@ -74,7 +74,7 @@ def violations(query: str) -> set[str]:
     if sum(isinstance(n, graphql.FieldNode) and n.alias is not None for n in _walk(doc)) > LIMITS.max_aliases:
         out.add("aliases")
     for op in doc.definitions:
-        for field in getattr(op.selection_set, "selections", None) or ():
+        for field in getattr(getattr(op, "selection_set", None), "selections", None) or ():
             for arg in getattr(field, "arguments", None) or ():
                 value = arg.value
                 if arg.name.value == "first" and isinstance(value, graphql.IntValueNode) and not (

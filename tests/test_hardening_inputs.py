@@ -98,7 +98,8 @@ JSONL_BAD = [
 @FUZZ
 @given(plan=st.lists(st.one_of(st.tuples(WORDS, WORDS), st.sampled_from(JSONL_BAD)), min_size=1, max_size=25))
 def test_jsonl_good_records_survive_bad_neighbours(plan: list[tuple[str, str] | str]) -> None:
-    lines, good = [], []
+    lines: list[str] = []
+    good: list[str] = []
     for item in plan:
         if isinstance(item, tuple):
             good.append(f"good-{len(lines)}")
@@ -334,7 +335,7 @@ def extractor() -> Extractor:
     return Extractor()
 
 
-ANY_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=3000)
+ANY_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=3000)
 
 
 @settings(

@@ -70,7 +70,7 @@ def outbound() -> Iterator[list[object]]:
             attempts.append(address)
         return original(self, address)  # type: ignore[arg-type]
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect = connect  # type: ignore[method-assign,assignment]
     yield attempts
     socket.socket.connect = original  # type: ignore[method-assign]
 

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from rdflib import Variable
 
 from kg.store import as_rdflib, open_store
 from kg.store.embedded import EmbeddedStore
@@ -34,14 +36,16 @@ def paper(i: int, n: int = 60, tag: str = "v1") -> tuple[str, list[ox.Quad]]:
 
 def run_py(code: str, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True,
-                          text=True, env=env, timeout=60, check=True, **kw)  # type: ignore[call-overload]
+    done: subprocess.CompletedProcess[str] = subprocess.run(  # type: ignore[call-overload]
+        [sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True, env=env,
+        timeout=60, check=True, **kw)
+    return done
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> EmbeddedStore:
+def store(tmp_path: Path) -> Iterator[EmbeddedStore]:
     s = EmbeddedStore(str(tmp_path / "kg"), base_iri=BASE)
-    yield s  # type: ignore[misc]
+    yield s
     s.close()
 
 
@@ -249,5 +253,5 @@ def test_row_cap_raises(store: EmbeddedStore) -> None:
 def test_rdflib_view_shares_the_store(store: EmbeddedStore) -> None:
     ds = as_rdflib(store)
     store.replace_graphs(dict([paper(1, 9)]))
-    rows = list(ds.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(STRSTARTS(STR(?o), 'v1|')) }"))
-    assert int(rows[0][0]) == 9
+    rows = ds.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(STRSTARTS(STR(?o), 'v1|')) }").bindings
+    assert int(rows[0][Variable("n")]) == 9

@@ -83,8 +83,14 @@ def dataset(path: Path) -> Counter[str]:
 
 
 # --- tests ----------------------------------------------------------------------------------------------
+def _value(term: object) -> str:
+    """The lexical form of an IRI or literal."""
+    assert isinstance(term, ox.NamedNode | ox.Literal)
+    return term.value
+
+
 def stamps(store: EmbeddedStore) -> list[str]:
-    return [q.object.value for q in store.oxigraph.quads_for_pattern(META, FORMAT, None, META)]
+    return [_value(q.object) for q in store.oxigraph.quads_for_pattern(META, FORMAT, None, META)]
 
 
 def test_a_new_store_is_stamped_at_creation_without_looking_written(tmp_path: Path) -> None:
@@ -121,7 +127,7 @@ def test_an_unstamped_store_with_data_is_format_1_and_names_kg_migrate(tmp_path:
         assert "\n" not in msg and "format version 1" in msg and f"version {FORMAT_VERSION}" in msg
         assert f"kg migrate --store {loc}" in msg
     opened = open_store(str(loc), base_iri=BASE, upgrade=True)  # only kg migrate opens it
-    assert opened.format_version == 1
+    assert opened.format_version == 1 and isinstance(opened, EmbeddedStore)
     assert stamps(opened) == []  # opening for an upgrade writes nothing by itself
     opened.close()
 
@@ -143,10 +149,10 @@ def test_a_newer_store_is_refused_and_never_written(tmp_path: Path) -> None:
     kg("build", SEED_JSONL, "--store", loc)
     set_stamp(loc, FORMAT_VERSION + 1)
     before = dataset(loc)
-    gen = [q.object.value for q in _quads(loc, KG + "generation")]
+    gen = [_value(q.object) for q in _quads(loc, KG + "generation")]
     for kwargs in ({}, {"read_only": True}, {"upgrade": True}):
         with pytest.raises(StoreFormatError) as err:
-            open_store(str(loc), base_iri=BASE, **kwargs)  # type: ignore[arg-type]
+            open_store(str(loc), base_iri=BASE, **kwargs)
         assert f"format version {FORMAT_VERSION + 1}, newer" in str(err.value)
         assert "\n" not in str(err.value)
     for args in (("migrate",), ("build", SEED_JSONL), ("reextract", "--force")):
@@ -154,8 +160,8 @@ def test_a_newer_store_is_refused_and_never_written(tmp_path: Path) -> None:
         assert proc.returncode == 1 and "newer than this paperkg" in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1
     assert dataset(loc) == before
-    assert [q.object.value for q in _quads(loc, KG + "generation")] == gen
-    assert [q.object.value for q in _quads(loc, FORMAT.value)] == [str(FORMAT_VERSION + 1)]
+    assert [_value(q.object) for q in _quads(loc, KG + "generation")] == gen
+    assert [_value(q.object) for q in _quads(loc, FORMAT.value)] == [str(FORMAT_VERSION + 1)]
 
 
 def _quads(loc: Path, predicate: str) -> list[ox.Quad]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from rdflib import Variable
 
 from kg.store import as_rdflib, open_store
 from kg.store.embedded import EmbeddedStore
@@ -141,8 +142,8 @@ def test_bad_query_is_bad_query(remote: RemoteStore) -> None:
 def test_rdflib_view_is_a_snapshot(remote: RemoteStore) -> None:
     remote.replace_graphs(papers(2, size=4))
     ds = as_rdflib(remote)
-    rows = list(ds.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"))
-    assert int(rows[0][0]) == 8
+    rows = ds.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }").bindings
+    assert int(rows[0][Variable("n")]) == 8
 
 
 def test_unreachable_endpoint_is_one_line() -> None:
