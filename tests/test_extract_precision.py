@@ -80,3 +80,21 @@ def test_the_fields_generic_words_are_no_links(extractor: Extractor) -> None:
 def test_a_plural_task_noun_names_outputs_not_the_task(extractor: Extractor) -> None:
     text = "We release a collection of model generations on our benchmark."
     assert found(extractor, text, "Task") == set()
+
+
+def test_pieces_of_a_proposed_name_are_not_proposed_themselves(extractor: Extractor) -> None:
+    title = "Quokka Decoding: Constrained Generation with Predicate Logic"
+    text = "We propose Quokka, a decoding algorithm that enforces lexical constraints. Quokka Decoding is fast."
+    ex = extractor.extract_one(Paper(id="t", abstract=text, title=title))
+    assert {lk.entity.name for lk in ex.links if lk.relation in ("proposes", "introducesDataset")} == {
+        "Quokka Decoding"
+    }
+
+
+def test_the_acronym_of_the_problem_solved_is_not_a_proposal(extractor: Extractor) -> None:
+    text = (
+        "We present a learned heuristic for the quokka routing problem (QRP). QRP achieves wide use in "
+        "logistics. QRP enables delivery planning."
+    )
+    ex = extractor.extract_one(Paper(id="t", abstract=text, title="Learning Heuristics for QRP"))
+    assert [lk.entity.name for lk in ex.links if lk.relation == "proposes"] == []

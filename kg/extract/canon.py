@@ -166,6 +166,12 @@ class Canonicaliser:
         entities = [
             e for e in entities if e["relation"] in PROPOSE or match_key(e["name"]) not in GENERIC_TERMS
         ]  # "deep learning", "foundation models": the field's words, not a paper's links
+        proposed = [e["name"] for e in entities if e["relation"] in PROPOSE]
+        entities = [
+            e
+            for e in entities
+            if e["relation"] not in PROPOSE or not any(_contains_name(p, e["name"]) for p in proposed)
+        ]  # "NeuroLogic" and "Decoding" are pieces of the proposed "NeuroLogic Decoding"
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities

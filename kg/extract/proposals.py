@@ -134,6 +134,8 @@ class ProposalFinder:
                     break
             if any(name == a[0] and int(a[2]) < start - 1 and a[6] == "LF(SF)" for a in acr):
                 return  # an acronym defined earlier is an existing term
+            if any(name == a[0] and _names_a_problem(str(a[1])) for a in acr):
+                return  # "the inventory routing problem (IRP)": the problem solved, not the paper's artefact
             if name not in found or found[name][4] < conf:
                 found[name] = (start, end, name, kind, conf, rule)
 
@@ -408,6 +410,12 @@ class ProposalFinder:
                 if name in abstract or name in code:
                     start = len(head) + 1 + m.start(1)
                     adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")  # type: ignore[operator]
+
+
+def _names_a_problem(long: str) -> bool:
+    """A long form whose head is a problem or task noun ("bilingual dictionary induction" is not)."""
+    head = long.split()[-1].lower() if long.split() else ""
+    return head in TASK_HEADS or head in ("problem", "problems", "task", "tasks")
 
 
 def _acts(tok: Token) -> bool:
