@@ -84,7 +84,7 @@ def test_a_plural_task_noun_names_outputs_not_the_task(extractor: Extractor) -> 
 
 def test_pieces_of_a_proposed_name_are_not_proposed_themselves(extractor: Extractor) -> None:
     title = "Quokka Decoding: Constrained Generation with Predicate Logic"
-    text = "We propose Quokka, a decoding algorithm that enforces lexical constraints. Quokka Decoding is fast."
+    text = "We propose Quokka, a decoding algorithm that enforces constraints. Quokka Decoding is fast."
     ex = extractor.extract_one(Paper(id="t", abstract=text, title=title))
     assert {lk.entity.name for lk in ex.links if lk.relation in ("proposes", "introducesDataset")} == {
         "Quokka Decoding"
