@@ -42,13 +42,14 @@ def collect(start: Callable[[], Iterator[T]], convert: Callable[[T], R], *,
         return _drain(start(), convert, max_rows, None, None)
     deadline = time.monotonic() + timeout_s
     stop = threading.Event()
-    box: dict[str, object] = {}
+    rows: list[list[R]] = []
+    errors: list[BaseException] = []
 
     def work() -> None:
         try:
-            box["rows"] = _drain(start(), convert, max_rows, deadline, stop)
+            rows.append(_drain(start(), convert, max_rows, deadline, stop))
         except BaseException as exc:  # handed to the caller
-            box["error"] = exc
+            errors.append(exc)
 
     worker = threading.Thread(target=work, name="kg-query", daemon=True)
     worker.start()
@@ -56,6 +57,6 @@ def collect(start: Callable[[], Iterator[T]], convert: Callable[[T], R], *,
     if worker.is_alive():
         stop.set()
         raise QueryTimeout(f"query ran longer than {timeout_s:g} s")
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["rows"]  # type: ignore[return-value]
+    if errors:
+        raise errors[0]
+    return rows[0]
