@@ -1,4 +1,4 @@
-"""The GraphQL schema: Query and Mutation resolvers stay thin and call kg.query (issue 4's contract)."""
+"""The GraphQL schema (its contract: README, API): Query and Mutation resolvers stay thin over kg.query."""
 
 from __future__ import annotations
 
