@@ -68,3 +68,8 @@ def test_the_fields_examples_in_a_background_sentence_are_not_this_papers_tasks(
 def test_examples_in_a_sentence_about_this_work_are_its_tasks(nlp: Language) -> None:
     text = "These inputs serve diverse sensing tasks, such as quokka mapping and wombat detection."
     assert listed(nlp, text) == {("Task", "quokka mapping"), ("Task", "wombat detection")}
+
+
+def test_adjectives_before_a_metrics_tail_are_kinds_not_metrics(nlp: Language) -> None:
+    text = "We report qualitative and quantitative metrics on our benchmark."
+    assert listed(nlp, text) == set()

@@ -110,6 +110,8 @@ class ListTyper:
                     continue
                 if type_ == "Metric" and (toks[-1].lower_ in GENERIC or toks[-1].lower_ in _NOT_MEASURES):
                     continue  # "in terms of training data": not a measure
+                if toks[-1].tag_ in ("JJ", "JJR", "RB"):
+                    continue  # "qualitative and quantitative metrics": kinds of metric, not metrics
                 text = toks.text
                 name = text if any(c.isupper() for c in text[1:]) else text.lower()
                 out.append(
