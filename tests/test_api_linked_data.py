@@ -195,3 +195,21 @@ def test_served_files_stay_small(base: str, tmp_path: Path) -> None:
 
     g = rdflib.Graph().parse(base + "domain/llm-agents")
     assert 0 < len(set(g.subjects(RDF.predicate, None))) <= LINKS
+
+
+def test_a_w3id_style_base_resolves_through_the_redirect_rule(tmp_path: Path) -> None:
+    """With the default base (https://w3id.org/paperkg/), /dataset/imagenet on this server describes
+    https://w3id.org/paperkg/dataset/imagenet: what the redirect rule `(.*) -> https://host/$1` needs."""
+    from fixtures_api import BASE, serve, store_from
+
+    running = serve(store_from(gold_extractions()))
+    server = next(running)
+    try:
+        r = httpx.get(server.url + "/dataset/imagenet", headers={"Accept": "text/turtle"})
+        g = rdflib.Graph().parse(data=r.text, format="turtle")
+        imagenet = rdflib.URIRef(BASE + "dataset/imagenet")
+        assert (imagenet, RDF.type, rdflib.URIRef(BASE + "ontology#Dataset")) in g
+        page = httpx.get(server.url + "/paper/seed-12", headers={"Accept": "text/html"}).text
+        assert 'href="/dataset/agentdojo"' in page  # links stay on this server
+    finally:
+        next(running, None)
