@@ -38,6 +38,8 @@ def build(
     workers: Annotated[int, typer.Option(envvar="KG_WORKERS", help="Extraction processes.")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write N-Quads here instead of a store.")] = None,
     batch: Annotated[int, typer.Option(help="Papers per store transaction.")] = 200,
+    progress_every: Annotated[float, typer.Option(
+        "--progress-every", help="Seconds between progress lines when not on a terminal.")] = 10.0,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", envvar="KG_CLUSTER",
         help="Extract on a Dask cluster: a scheduler address (tcp://HOST:8786) or local:N (N processes)."
@@ -56,7 +58,7 @@ def build(
     papers, problems = read_or_fail(inputs)
     summary = BuildSummary(problems=problems, inputs=[str(i) for i in inputs])
     stored: Stats | None = None
-    with BuildProgress(len(papers)) as tick:
+    with BuildProgress(len(papers), every_s=progress_every) as tick:
         try:
             if out is not None:
                 with open(out, "wb") as fh:
