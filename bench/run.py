@@ -148,6 +148,14 @@ class RssSampler:
         return self.peak
 
 
+def git_commit() -> str:
+    """HEAD's short hash, with "+dirty" when the store-shaping files differ from it in the work tree."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    dirty = git("status", "--porcelain", "--", "kg/rdf", "kg/write.py", "kg/store", "bench/synth.py")
+    return git("rev-parse", "--short", "HEAD") + ("+dirty" if dirty else "")
+
+
 def step(name: str, timeout: float = 3600, **params: Any) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter (`run.py --step`) and return its JSON result."""
     cmd = [PY, str(Path(__file__)), "--step", name, "--params", json.dumps(params)]
@@ -279,10 +287,20 @@ def step_make_store(n: int) -> dict[str, Any]:
     else:
         write_extractions(store, synth_extractions(n, SEED), mapper, batch_size=1000)
     secs = time.perf_counter() - t0
+    agg_s = 0.0
+    if bulk:  # a bulk load bypasses kg.write: compute the write-time aggregates once, as kg migrate does
+        from kg.write import rebuild_aggregates
+
+        t1 = time.perf_counter()
+        rebuild_aggregates(store, mapper.iris)
+        agg_s = time.perf_counter() - t1
     total = store.triple_count()
     store.close()
+    import resource
+
     res = {"papers": n, "quads": total, "ingest_s": secs, "papers_per_s": n / secs, "store_mb": du_mb(path),
-           "method": "bulk_extend" if bulk else "replace_graphs"}
+           "method": "bulk_extend" if bulk else "replace_graphs", "aggregates_s": agg_s,
+           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, "commit": git_commit()}
     done.write_text(json.dumps(res))
     return res
 
@@ -308,8 +326,9 @@ def _args(n: int, iters: int) -> dict[str, list[Any]]:
     }
 
 
-def step_inproc(n: int, iters: int, budget_s: float = 30.0) -> dict[str, Any]:
-    """Start-up, then p50/p99 of each GraphQL contract query in-process and of its raw SPARQL twin."""
+def step_inproc(n: int, iters: int, budget_s: float = 30.0, store_url: str | None = None) -> dict[str, Any]:
+    """Start-up, then p50/p99 of each GraphQL contract query in-process and of its raw SPARQL twin
+    (over the embedded store, or over SPARQL to the server at `store_url`)."""
     import gc
 
     import psutil
@@ -326,9 +345,14 @@ def step_inproc(n: int, iters: int, budget_s: float = 30.0) -> dict[str, Any]:
     from kg.store.embedded import EmbeddedStore
 
     t_import = time.perf_counter() - t_start
-    store = EmbeddedStore(str(synth_store_path(n)), base_iri=BASE, read_only=True)
+    if store_url:
+        from kg.store import open_store
+
+        store: Any = open_store(store_url, base_iri=BASE)
+    else:
+        store = EmbeddedStore(str(synth_store_path(n)), base_iri=BASE, read_only=True)
     ctx = QueryContext.open(store, BASE, timeout_s=30)
-    settings = Settings(store=store.location, base_iri=BASE)
+    settings = Settings(store=str(store.location), base_iri=BASE)
     schema = build_schema(settings)
     writer = PaperWriter(ctx)
     loop = asyncio.new_event_loop()
@@ -382,8 +406,59 @@ def step_inproc(n: int, iters: int, budget_s: float = 30.0) -> dict[str, Any]:
         out[name] = {"calls": len(g), "gql_p50": median(g), "gql_p99": pct(g, 99), "raw_p50": median(r), "raw_p99": pct(r, 99),
                      "ratio_p50": median(g) / max(median(r), 1e-6)}
     rss = psutil.Process().memory_info().rss / 1e6
-    return {"papers": n, "iters": iters, "import_s": t_import, "first_query_ms": first_query_ms,
+    return {"papers": n, "iters": iters, "store": store_url or "embedded", "import_s": t_import, "first_query_ms": first_query_ms,
             "ready_s": t_ready, "index_sync_s": index_sync_s, "rss_mb": rss, "queries": out}
+
+
+def step_cold_after_write(n: int, rounds: int = 5, store_url: str | None = None) -> dict[str, Any]:
+    """Each contract query once right after a one-paper write through kg.write (the one write path),
+    `rounds` times: what the first user after an `addPapers` waits (ms, median and worst)."""
+    from synth import synth_extractions
+
+    from api.context import ApiContext
+    from api.schema import build_schema
+    from api.writer import PaperWriter
+    from kg.query import QueryContext
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.settings import Settings
+    from kg.store import open_store
+    from kg.write import write_extractions
+
+    store = open_store(store_url or str(synth_store_path(n)), base_iri=BASE)
+    ctx = QueryContext.open(store, BASE, timeout_s=30)
+    settings = Settings(store=str(store.location), base_iri=BASE)
+    schema = build_schema(settings)
+    writer = PaperWriter(ctx)
+    loop = asyncio.new_event_loop()
+    mapper = GraphMapper(Iris(BASE))
+    args = _args(n, 50)
+    extra = list(synth_extractions(rounds, SEED + 7))
+    times: dict[str, list[float]] = {name: [] for name in GQL}
+    write_ms: list[float] = []
+    try:
+        for r in range(rounds):
+            for name in GQL:  # warm first, so what follows is the cost of the write alone
+                loop.run_until_complete(schema.execute(GQL[name], variable_values={"a": args[name][r]},
+                                                       context_value=ApiContext(None, None, ctx, settings, writer)))  # type: ignore[arg-type]
+            t = time.perf_counter()
+            write_extractions(store, [_renamed(extra[r], "caw-")], mapper, index=ctx.index)
+            write_ms.append((time.perf_counter() - t) * 1000)
+            for name in GQL:
+                c = ApiContext(None, None, ctx, settings, writer)  # type: ignore[arg-type]
+                t = time.perf_counter()
+                res = loop.run_until_complete(schema.execute(GQL[name], variable_values={"a": args[name][r]},
+                                                             context_value=c))
+                times[name].append((time.perf_counter() - t) * 1000)
+                if res.errors:
+                    raise RuntimeError(f"{name}: {res.errors}")
+    finally:
+        from kg.write import delete_papers
+
+        delete_papers(store, mapper.iris, [_renamed(e, "caw-").paper.id for e in extra], index=ctx.index)
+        store.close()
+    return {"papers": n, "store": store_url or "embedded", "rounds": rounds, "write_1_paper_ms": median(write_ms),
+            "queries": {k: {"p50_ms": median(v), "max_ms": max(v)} for k, v in times.items()}}
 
 
 def step_export(n: int) -> dict[str, Any]:
@@ -432,10 +507,10 @@ def step_incremental(n: int) -> dict[str, Any]:
     return {"papers": n, "add_100_s": add_s, "index_sync_after_add_s": sync_s, "drop_100_s": drop_s}
 
 
-def _renamed(ex: Any) -> Any:
+def _renamed(ex: Any, prefix: str = "inc-") -> Any:
     from dataclasses import replace
 
-    return replace(ex, paper=replace(ex.paper, id="inc-" + ex.paper.id))
+    return replace(ex, paper=replace(ex.paper, id=prefix + ex.paper.id))
 
 
 def step_serve_app() -> Any:
@@ -454,12 +529,40 @@ def step_serve_app() -> Any:
 # ---------------------------------------------------------------------------------------------------
 # HTTP benchmark: uvicorn in its own process, wrk (or a bounded Python client) on 127.0.0.1
 # ---------------------------------------------------------------------------------------------------
-def bench_http(n: int, seconds: float, names: Sequence[str], conns: int = 16) -> dict[str, Any]:
+@contextlib.contextmanager
+def oxigraph_server(location: Path) -> Any:
+    """`oxigraph serve` over an existing store directory on a free 127.0.0.1 port: (URL, peak RSS sampler)."""
+    exe = shutil.which("oxigraph") or str(Path(PY).with_name("oxigraph"))
+    port = free_port()
+    proc = subprocess.Popen([exe, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rss = RssSampler(proc.pid)
+    try:
+        for _ in range(1200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", rss
+    finally:
+        rss.stop()
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def bench_http(n: int, seconds: float, names: Sequence[str], conns: int = 16,
+               store_url: str | None = None) -> dict[str, Any]:
     """Server start-up to first answer, req/s and latency per query with `conns` clients, server RSS."""
     import httpx
 
     port = free_port()
-    env = {**os.environ, "KG_STORE": str(synth_store_path(n)), "KG_BASE_IRI": BASE, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "KG_STORE": store_url or str(synth_store_path(n)), "KG_BASE_IRI": BASE,
+           "PYTHONPATH": str(ROOT)}
     cmd = [PY, "-m", "uvicorn", "run:step_serve_app", "--factory", "--app-dir", str(ROOT / "bench"),
            "--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--no-access-log", "--log-level",
            "warning"]
@@ -818,6 +921,7 @@ def redo_queries(quick: bool, runs: int, http_all: bool) -> dict[str, Any]:
 
 
 STEPS: dict[str, Callable[..., Any]] = {"make_store": step_make_store, "inproc": step_inproc,
+                                        "cold_after_write": step_cold_after_write,
                                         "export": step_export, "incremental": step_incremental}
 
 
