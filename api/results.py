@@ -4,6 +4,7 @@ resolver calls kg.query.results."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import strawberry
@@ -12,7 +13,7 @@ from api.context import ApiInfo
 from api.errors import PublicError
 from api.loaders import off_loop
 from api.page import check_range
-from kg.query import EntityInfo, LinkInfo, Page, PaperInfo
+from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, entities_by_iris
 from kg.query import results as qr
 
 if TYPE_CHECKING:
@@ -162,7 +163,8 @@ class ResultsQuery:
         if dataset is None and metric is None and task is None:
             raise PublicError("results needs at least one of dataset, metric, task")
         page = await off_loop(qr.leaderboard, info.context.query, dataset, metric, task, first, after)
-        return ResultConnection.of(page)
+        rows = await off_loop(qr.full, info.context.query, page.items)
+        return ResultConnection.of(replace(page, items=tuple(rows)))
 
     @strawberry.field(description="Papers side by side: tasks, datasets, methods, models, metrics, results.")
     async def compare(self, info: ApiInfo, papers: list[strawberry.ID]) -> list[ComparedPaper]:
@@ -194,7 +196,8 @@ class PaperResults:
     @strawberry.field(description="Results stated in the abstract, in text order, with evidence.")
     async def results(self, info: ApiInfo) -> list[ResultNode]:
         found = await off_loop(qr.results_by_paper, info.context.query, [self.iri])
-        return [ResultNode.of(r) for r in found.get(self.iri, [])]
+        rows = await off_loop(qr.full, info.context.query, found.get(self.iri, []))
+        return [ResultNode.of(r) for r in rows]
 
 
 @strawberry.type
@@ -209,11 +212,12 @@ class EntityMetrics:
         if not str(self.id).startswith("dataset/"):
             return []
         found = await off_loop(qr.dataset_metrics, info.context.query, str(self.id))
+        described = await off_loop(entities_by_iris, info.context.query, [m.metric.iri for m in found])
         from api.types import Entity
 
         return [
             MetricCount(
-                metric=Entity.of(m.metric),
+                metric=Entity.of(described.get(m.metric.iri, m.metric)),
                 results=m.results,
                 papers=m.papers,
                 higher_is_better=m.higher_is_better,

@@ -60,9 +60,10 @@ def measure(store_dir: str, runs: int, dataset: str, out: Path | None) -> None:
     from kg.query.memo import GenerationCache
     from kg.query.results import leaderboard, result_count
     from kg.query.stats import stats
+    from kg.settings import DEFAULT_BASE_IRI
     from kg.store import open_store
 
-    store = open_store(store_dir, read_only=True, create=False)
+    store = open_store(store_dir, base_iri=DEFAULT_BASE_IRI, read_only=True, create=False)
     ctx = QueryContext.open(store)
     papers, results = stats(ctx).papers, result_count(ctx)
     page = leaderboard(ctx, dataset, first=20)

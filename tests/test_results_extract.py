@@ -233,3 +233,8 @@ def test_words_after_of_are_not_datasets(extractor: Extractor) -> None:
         extractor, "The best macro F1 scores of PLM and LLM baselines are 77.21% and 51.77%, respectively."
     )
     assert {r["dataset"] for r in rs} == {None}
+
+
+def test_bare_counts_after_a_metric_are_not_scores(extractor: Extractor) -> None:
+    rs = results(extractor, "ZetaNet reaches 72.3% top-1 accuracy on ImageNet with 512 batch size in 400 epochs.")
+    assert [r["value"] for r in rs] == [72.3]

@@ -58,7 +58,7 @@ _AFTER_GAP = re.compile(
 )
 # "accuracy of 84.3%", "FID: 1.58", "accuracy (84.3%)", "accuracy by 3%", "F1 score reaching 71.2"
 _TIGHT_BEFORE = re.compile(
-    r"^\s*(?:\(|:|=|of|is|was|at|to|by|reaching|reaches|achieving|with|score of|scores of|up to|over|"
+    r"^\s*(?:\(|:|=|of|is|was|at|to|by|reaching|reaches|achieving|score of|scores of|up to|over|"
     r"around|about|nearly|almost|roughly|approximately|only|just|an? average of|of up to|of over|of about|"
     r"of nearly|of only|improvement of|gains? of|increase of|reduction of|by up to|by over|by about|"
     r"by nearly|by an average of|by as much as|as high as|as low as|as much as)?\s*[(:=]?\s*$",
@@ -79,6 +79,12 @@ _AFTER_CUE = re.compile(
 )
 # "4.6% in correctness": the value names its own measure right after it
 _NAMES_OWN = re.compile(r"\s*(?:in|on)\s+(?:the\s+)?(?!average\b|all\b|both\b|each\b|most\b)[a-z]")
+# a bare number followed by a word that is no measure and no preposition counts that word ("512 batch size")
+_COUNTED = re.compile(
+    r"\s*(?!(?:on|in|for|and|or|with|at|to|than|over|vs|versus|compared|when|while|which|whereas|respectively|"
+    r"points?|percent|higher|lower|better|worse|improvement|gain|increase|decrease|reduction|absolute|relative|"
+    r"average|overall|after|from|under|using|without|across|by|as)\b)[a-z][a-z-]+"
+)
 _OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
@@ -421,6 +427,13 @@ def _tie_metric(
             continue
         if first.bare and not tight and not loose:
             continue
+        counted = (
+            _COUNTED.match(text[last.end : last.end + 30]) if last.bare and m.start < first.start else None
+        )
+        if counted and not any(
+            x.start == last.end + len(text[last.end :]) - len(text[last.end :].lstrip()) for x in metrics
+        ):
+            continue  # "512 batch size", "in 400 epochs": a count of something, not a score
         if best is None or cost < best[0]:
             best = (cost, m, tight)
     return None if best is None else (best[1], best[2])

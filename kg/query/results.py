@@ -121,10 +121,87 @@ def directions(ctx: QueryContext, metric_iris: Iterable[str]) -> dict[str, bool]
     return {text(r, "m") or "": (text(r, "h") or "").lower() in ("true", "1") for r in rows}
 
 
+def _light_papers(ctx: QueryContext, iris: Iterable[str]) -> dict[str, PaperInfo]:
+    """Id, title, year and venue of papers (a leaderboard row needs no abstract), cached per generation."""
+
+    def fetch(missing: list[str]) -> dict[str, PaperInfo | None]:
+        rows = ctx.select(
+            f"SELECT ?p ?id ?t ?y ?v WHERE {{ {values('p', [NamedNode(p) for p in missing])} "
+            "?p dcterms:identifier ?id OPTIONAL { ?p dcterms:title ?t } OPTIONAL { ?p dcterms:issued ?y } "
+            "OPTIONAL { ?p kg:venue ?v } }"
+        )
+        out: dict[str, PaperInfo | None] = {}
+        for r in rows:
+            p = text(r, "p") or ""
+            year = text(r, "y")
+            out.setdefault(
+                p,
+                PaperInfo(
+                    id=text(r, "id") or "",
+                    iri=p,
+                    title=text(r, "t"),
+                    venue=text(r, "v"),
+                    year=int(year[:4]) if year and year[:4].isdigit() else None,
+                ),
+            )
+        return out
+
+    nodes = sorted({n.value for i in iris if (n := iri_or_none(i)) is not None})
+    none: PaperInfo | None = None
+    found = ctx.memo.per_node(ctx.store, "result-paper", nodes, fetch, none)
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _light_entities(ctx: QueryContext, iris: Iterable[str]) -> dict[str, EntityInfo]:
+    """Id, name and type of entities (their aliases and paper counts are not needed to rank)."""
+
+    def fetch(missing: list[str]) -> dict[str, EntityInfo | None]:
+        rows = ctx.select(
+            f"SELECT ?e ?l WHERE {{ {values('e', [NamedNode(e) for e in missing])} ?e skos:prefLabel ?l }}"
+        )
+        out: dict[str, EntityInfo | None] = {}
+        for r in rows:
+            e = text(r, "e") or ""
+            eid = ctx.iris.entity_id_of(e)
+            etype = ctx.iris.type_of_entity_id(eid or "")
+            if eid and etype and e not in out:
+                out[e] = EntityInfo(eid, e, text(r, "l") or eid, etype)
+        return out
+
+    nodes = sorted({n.value for i in iris if (n := iri_or_none(i)) is not None})
+    none: EntityInfo | None = None
+    found = ctx.memo.per_node(ctx.store, "result-entity", nodes, fetch, none)
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def full(ctx: QueryContext, rows: Sequence[ResultInfo]) -> list[ResultInfo]:
+    """The same rows with complete paper and entity records (abstracts, aliases, paper counts), fetched in
+    one batch each: for clients that show more than a leaderboard row (the API)."""
+    papers = papers_by_iris(ctx, {r.paper.iri for r in rows})
+    ents = entities_by_iris(
+        ctx, {e.iri for r in rows for e in (r.metric, r.dataset, r.method, r.baseline) if e is not None}
+    )
+
+    def ent(e: EntityInfo | None) -> EntityInfo | None:
+        return None if e is None else ents.get(e.iri, e)
+
+    return [
+        replace(
+            r,
+            paper=papers.get(r.paper.iri, r.paper),
+            metric=ents.get(r.metric.iri, r.metric),
+            dataset=ent(r.dataset),
+            method=ent(r.method),
+            baseline=ent(r.baseline),
+        )
+        for r in rows
+    ]
+
+
 def _infos(ctx: QueryContext, raws: Sequence[_Raw]) -> list[ResultInfo]:
-    """ResultInfo records for raw rows: papers and entities fetched in one batch each."""
-    papers = papers_by_iris(ctx, {r[1] for r in raws})
-    ents = entities_by_iris(ctx, {e for r in raws for e in (r[2], r[11], r[12], r[13]) if e})
+    """ResultInfo records for raw rows: papers and entity names fetched in one batch each."""
+    papers = _light_papers(ctx, {r[1] for r in raws})
+    ents = _light_entities(ctx, {e for r in raws for e in (r[2], r[11], r[12], r[13]) if e})
     dirs = directions(ctx, {r[2] for r in raws})
     out = []
     for r in raws:
@@ -220,17 +297,23 @@ def leaderboard_rows(
         ts = _resolved(ctx, task, "Task")
         if (ds is not None and not ds) or (ms is not None and not ms) or (ts is not None and not ts):
             return []
-        scope = ""
+        # Two steps: the result nodes from the most selective pattern, then their values by node (one query
+        # with every pattern joined made Oxigraph walk the values first: twice as slow).
+        where = []
         if ds is not None:
-            scope += values("ds", [NamedNode(i) for i in ds]) + " ?r kg:onDataset ?ds . "
+            where.append(values("ds", [NamedNode(i) for i in ds]) + " ?r kg:onDataset ?ds .")
         if ms is not None:
-            scope += values("m", [NamedNode(i) for i in ms]) + " "
-        extra = ""
+            where.append(values("m", [NamedNode(i) for i in ms]) + " ?r kg:metric ?m .")
         if ts is not None:
-            extra = values("t", [NamedNode(i) for i in ts]) + " ?p kg:addressesTask ?t ."
-        if not scope and not extra:
-            scope = "?r a kg:Result . "
-        rows = ctx.select(_SELECT.format(scope=scope, extra=extra))
+            where.append(
+                values("t", [NamedNode(i) for i in ts]) + " ?p kg:addressesTask ?t . ?p kg:reportsResult ?r ."
+            )
+        where = where or ["?r a kg:Result ."]
+        found = ctx.select(f"SELECT DISTINCT ?r WHERE {{ {' '.join(where)} }}")
+        ids = sorted({text(r, "r") or "" for r in found} - {""})
+        if not ids:
+            return []
+        rows = ctx.select(_SELECT.format(scope=values("r", [NamedNode(i) for i in ids if i]), extra=""))
         raws = list({r[0]: r for row in rows if (r := _raw(row)) is not None}.values())
         return rank(_infos(ctx, raws))
 
@@ -269,8 +352,15 @@ def results_by_paper(ctx: QueryContext, paper_iris: Iterable[str]) -> dict[str, 
         return {}
 
     def compute(missing: list[str]) -> dict[str, tuple[_Raw, ...]]:
-        scope = values("p", [NamedNode(p) for p in missing]) + " ?p kg:reportsResult ?r . "
-        rows = ctx.select(_SELECT.format(scope=scope, extra=""))
+        scope = values("p", [NamedNode(p) for p in missing])
+        ids = sorted(
+            {text(r, "r") or "" for r in ctx.select(f"SELECT ?r WHERE {{ {scope} ?p kg:reportsResult ?r }}")}
+        )
+        rows = (
+            ctx.select(_SELECT.format(scope=values("r", [NamedNode(i) for i in ids if i]), extra=""))
+            if ids
+            else []
+        )
         found: dict[str, dict[str, _Raw]] = defaultdict(dict)
         for row in rows:
             if (r := _raw(row)) is not None:
@@ -333,7 +423,7 @@ def compare(ctx: QueryContext, paper_ids: Sequence[str]) -> Comparison:
                 methods=tuple(slots["methods"]),
                 models=tuple(slots["models"]),
                 metrics=tuple(slots["metrics"]),
-                results=tuple(results.get(info.iri, [])),
+                results=tuple(full(ctx, results.get(info.iri, []))),
             )
         )
     missing = tuple(pid for pid in ids if iris[pid] not in papers)
