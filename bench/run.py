@@ -808,6 +808,25 @@ def summary(res: dict[str, Any]) -> str:
         lines.append(f"| {label} | {value} | {'yes' if ok else '**no**'} |")
     lines += ["", f"Load average (1/5/15 min) at start {tuple(round(x, 1) for x in m['load_avg_at_start'])}, "
               f"at end {tuple(round(x, 1) for x in res.get('load_avg_at_end', (0, 0, 0)))}: the machine is shared."]
+    sb = res.get("scale_build")
+    if sb:
+        r = sb["rate_wall"]
+        lines += ["", f"## Build throughput ratios, one run (`bench/scale_build.py`: {sb['papers']} abstracts, "
+                  f"{sb['rounds']} interleaved rounds, {sb['workers']} processes, model loaded; load average "
+                  f"{sb['loadavg'][0]:.1f})", "",
+                  "| figure | abstracts/s | ratio | target |", "|---|---|---|---|",
+                  f"| `kg extract --workers 2` | {r['extract']:.1f} | | |",
+                  f"| `kg build --workers 2` | {r['build']:.1f} | build / extract {sb['build_over_extract']:.2f} | ≥ 0.95 |",
+                  f"| bare model (tok2vec, tagger, parser), 2 processes | {r['spacy']:.1f} | build / model "
+                  f"{sb['build_over_spacy']:.2f}, extract / model {sb['extract_over_spacy']:.2f} | ≥ 1.0 |"]
+        if "write_only_rate" in sb:
+            lines.append(f"| the write path alone (parent ceiling) | {sb['write_only_rate']:.0f} | | |")
+        for n, c in sb.get("cluster", {}).items():
+            lines.append(f"| `--cluster local:{n}` after warm-up | {c['rate']:.1f} | start + loads {c['start_s']:.0f} s | |")
+    growth = RESULTS / "growth.md"
+    if res.get("growth") and growth.exists():
+        lines += ["", "## Store growth (`bench/scale_growth.py`, full table in growth.md, picture growth.png)", "",
+                  growth.read_text()]
     return "\n".join(lines) + "\n"
 
 
@@ -888,6 +907,16 @@ def run_all(quick: bool, runs: int, http_all: bool, skip_big: bool = False) -> d
             log(f"HTTP {n:,} run {r + 1}/{runs}")
             names = list(GQL) if (http_all and not quick) else list(HTTP_QUERIES)
             res["http"].setdefault(str(n), []).append(bench_http(n, seconds, names))
+    # --- issue 15: build ratios and the cluster in one run, store growth (embedded and oxigraph serve) ---
+    log("build throughput ratios (bench/scale_build.py)")
+    sb_json = RESULTS / "scale_build.json"
+    subprocess.run([PY, str(ROOT / "bench" / "scale_build.py"), "200" if quick else "400", "1" if quick else "2",
+                    "--cluster", "--json", str(sb_json)], check=True, cwd=ROOT, timeout=7200)
+    res["scale_build"] = json.loads(sb_json.read_text())
+    log("store growth (bench/scale_growth.py)")
+    subprocess.run([PY, str(ROOT / "bench" / "scale_growth.py"), "--sizes", *map(str, sizes)], check=True,
+                   cwd=ROOT, timeout=6 * 3600)
+    res["growth"] = json.loads((RESULTS / "growth.json").read_text())
     big = sizes[-1]
     log(f"export {big:,} (one run: minutes of disk I/O at 100k)")
     res["export"].append(step("export", n=big))
@@ -920,6 +949,18 @@ def redo_queries(quick: bool, runs: int, http_all: bool) -> dict[str, Any]:
     return out
 
 
+def scale_summary() -> str:
+    """bench/results/scale.md: the issue-15 figures (build ratios, cluster, growth) from their JSON files."""
+    res = {"scale_build": json.loads((RESULTS / "scale_build.json").read_text()), "growth": True,
+           "machine": machine()}
+    m = res["machine"]
+    head = [f"# Scale-out figures\n\nMachine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM; shared with "
+            "other sessions (load averages below).\n"]
+    full = summary({**res, "quick": False, "runs": 1, "build": [], "stores": [], "inproc": {}, "http": {},
+                    "export": [], "incremental": []})
+    return "\n".join(head) + full[full.index("## Build throughput ratios"):]
+
+
 STEPS: dict[str, Callable[..., Any]] = {"make_store": step_make_store, "inproc": step_inproc,
                                         "cold_after_write": step_cold_after_write,
                                         "export": step_export, "incremental": step_incremental}
@@ -935,11 +976,23 @@ def main() -> None:
                     help="build 10k real abstracts once with 2 workers and skip the all-corpus build")
     ap.add_argument("--redo-queries", action="store_true",
                     help="re-measure in-process, HTTP and incremental figures into the last results file")
+    ap.add_argument("--scale", action="store_true",
+                    help="issue 15 only: build ratios, cluster 1/2 workers and store growth into results/scale.md")
+    ap.add_argument("--scale-report", action="store_true", help="redraw results/scale.md from the last figures")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.step:
         print(json.dumps(STEPS[a.step](**json.loads(a.params))))
+        return
+    if a.scale or a.scale_report:
+        if a.scale:
+            subprocess.run([PY, str(ROOT / "bench" / "scale_build.py"), "400", "2", "--cluster", "--json",
+                            str(RESULTS / "scale_build.json")], check=True, cwd=ROOT)
+            subprocess.run([PY, str(ROOT / "bench" / "scale_growth.py")], check=True, cwd=ROOT)
+        text = scale_summary()
+        (RESULTS / "scale.md").write_text(text)
+        print(text)
         return
     runs = a.runs or (1 if a.quick else 2)
     t0 = time.perf_counter()
