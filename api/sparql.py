@@ -31,11 +31,13 @@ class SparqlEndpoint:
         self.timeout, self.cap = settings.query_timeout_s, settings.sparql_row_cap
         self.pool: WorkerPool | None = None
         self._slots = threading.BoundedSemaphore(RUNNING_QUERIES)
-        self.per_client = max(1, int(os.environ.get("KG_SPARQL_PER_CLIENT") or PER_CLIENT))
+        per_client = settings.sparql_per_client or int(os.environ.get("KG_SPARQL_PER_CLIENT") or PER_CLIENT)
+        self.per_client = max(1, per_client)
         self._clients: Counter[str] = Counter()  # queries running per client address (on the event loop)
         size = settings.sparql_workers
         if store.directory is not None and size > 0:
-            self.pool = WorkerPool(store.directory, settings.base_iri, size, store.generation)
+            self.pool = WorkerPool(store.directory, settings.base_iri, size, store.generation,
+                                   settings.sparql_memory_mb)
 
     async def _answer(self, req: SparqlRequest) -> Reply:
         if self.pool is None:

@@ -32,8 +32,20 @@ def test_numbers_are_cast(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (s.query_timeout_s, s.sparql_workers) == (2.5, 0)
 
 
+def test_api_limits_read_elsewhere_are_settings_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = Settings()
+    assert (d.max_cost, d.sparql_per_client, d.sparql_memory_mb) == (None, None, None)
+    monkeypatch.setenv("KG_MAX_COST", "1e18")
+    monkeypatch.setenv("KG_SPARQL_PER_CLIENT", "3")
+    monkeypatch.setenv("KG_SPARQL_MEMORY_MB", "200")
+    s = Settings.from_env()
+    assert (s.max_cost, s.sparql_per_client, s.sparql_memory_mb) == (1e18, 3, 200)
+
+
 @pytest.mark.parametrize(("name", "value", "kind"), [
     ("KG_MAX_DEPTH", "deep", "int"),
+    ("KG_SPARQL_MEMORY_MB", "512M", "int"),
+    ("KG_MAX_COST", "lots", "float"),
     ("KG_MAX_PAGE", "1.5", "int"),
     ("KG_QUERY_TIMEOUT", "5s", "float"),
     ("KG_SPARQL_WORKERS", "two", "int"),
