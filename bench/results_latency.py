@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import statistics
 import sys
@@ -85,6 +86,8 @@ def measure(store_dir: str, runs: int, dataset: str, out: Path | None) -> None:
         "dataset": dataset,
         "rows_on_board": page.total,
         "runs": runs,
+        "load_average_1m": round(os.getloadavg()[0], 2),  # the machine is shared: timings scale with it
+        "cpus": os.cpu_count(),
         "cold_ms": {"p50": round(statistics.median(cold), 2), "p90": round(_pct(cold, 0.9), 2)},
         "warm_ms": {"p50": round(statistics.median(warm), 3), "p90": round(_pct(warm, 0.9), 3)},
         "top": [
