@@ -6,7 +6,7 @@ import pytest
 import spacy
 from spacy.language import Language
 
-from kg.extract.acronyms import best_long_form, find_definitions
+from kg.extract.acronyms import Acronym, best_long_form, find_definitions
 from kg.extract.canon import type_of_long_form
 from kg.extract.common import name_strength
 from kg.extract.fields import code_urls, join_fields
@@ -18,6 +18,12 @@ from kg.settings import DEFAULT_BASE_IRI
 @pytest.fixture(scope="module")
 def nlp() -> Language:
     return build_nlp(DEFAULT_BASE_IRI)
+
+
+def test_every_component_declares_what_it_reads_and_writes_and_the_order_satisfies_it(nlp: Language) -> None:
+    ours = [name for name in nlp.pipe_names if name.startswith("paperkg_") and name != "paperkg_results"]
+    assert all(nlp.get_pipe_meta(name).assigns for name in ours)
+    assert nlp.analyze_pipes(pretty=False)["problems"] == {name: [] for name in nlp.pipe_names}
 
 
 def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
@@ -41,12 +47,12 @@ def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
 
 def test_acronym_long_form_then_short() -> None:
     text = "We use quantum tensor sketching (QTS) throughout."
-    assert find_definitions(text) == [["QTS", "quantum tensor sketching", 33, 36, 7, 31, "LF(SF)"]]
+    assert find_definitions(text) == [Acronym("QTS", "quantum tensor sketching", 33, 36, 7, 31, "LF(SF)")]
 
 
 def test_acronym_short_then_long_form() -> None:
     text = "We present ZAP (Zero-shot Adaptive Pruning), a method."
-    assert find_definitions(text) == [["ZAP", "Zero-shot Adaptive Pruning", 11, 14, 16, 42, "SF(LF)"]]
+    assert find_definitions(text) == [Acronym("ZAP", "Zero-shot Adaptive Pruning", 11, 14, 16, 42, "SF(LF)")]
 
 
 def test_acronym_digit_for_to() -> None:
@@ -56,7 +62,7 @@ def test_acronym_digit_for_to() -> None:
 
 def test_acronym_long_form_in_markdown_emphasis() -> None:
     text = "a method called *Quokka Tensor Sketching* (QTS)."
-    assert find_definitions(text)[0][:2] == ["QTS", "Quokka Tensor Sketching"]
+    assert find_definitions(text)[0][:2] == ("QTS", "Quokka Tensor Sketching")
 
 
 def test_parenthesised_example_is_not_a_definition() -> None:
@@ -158,7 +164,7 @@ def test_canon_merges_acronym_and_long_form(nlp: Language) -> None:
 def test_blank_model_is_not_needed_for_acronyms() -> None:
     nlp = spacy.blank("en")
     nlp.add_pipe("paperkg_acronyms")
-    assert nlp("Deep Sea Nets (DSN) are used.")._.kg_acronyms[0][:2] == ["DSN", "Deep Sea Nets"]
+    assert nlp("Deep Sea Nets (DSN) are used.")._.kg_acronyms[0][:2] == ("DSN", "Deep Sea Nets")
 
 
 def test_proposals_data_the_paper_creates(nlp: Language) -> None:

@@ -104,7 +104,7 @@ def test_an_acronym_long_form_never_reaches_into_the_title() -> None:
     from kg.extract.acronyms import find_definitions
 
     (row,) = find_definitions("Foundation Models\n\nTest-Time Training (TTT) adapts a network.")
-    assert row[:2] == ["TTT", "Test-Time Training"]
+    assert row[:2] == ("TTT", "Test-Time Training")
 
 
 def test_a_capitalised_function_word_before_a_benchmark_list_is_no_dataset(extractor: Extractor) -> None:

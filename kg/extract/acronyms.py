@@ -1,17 +1,31 @@
 """Acronym definitions (Schwartz & Hearst 2003): "Long Form (LF)" and "LF (Long Form)".
 
-The component stores `[short, long, short_start, short_end, long_start, long_end, order]` rows in
+The component stores `Acronym(short, long, short_start, short_end, long_start, long_end, order)` rows in
 `doc._.kg_acronyms`; the canonicaliser uses them to make later uses of LF resolve to the same entity.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extract.common import doc_text
+
+
+class Acronym(NamedTuple):
+    """One definition: the short form, its long form and where each is in the text."""
+
+    short: str
+    long: str
+    short_start: int
+    short_end: int
+    long_start: int
+    long_end: int
+    order: str  # "LF(SF)": long form first, "SF(LF)": short form first
+
 
 _PAREN = re.compile(r"\(([^()]{1,160})\)")
 _SHORT = re.compile(r"^[A-Za-z][A-Za-z0-9\-.+'&]{0,15}$")
@@ -52,9 +66,9 @@ def is_short_form(text: str) -> bool:
     return bool(_SHORT.match(text)) and any(ch.isupper() for ch in text) and 2 <= len(text) <= 16
 
 
-def find_definitions(text: str) -> list[list[object]]:
+def find_definitions(text: str) -> list[Acronym]:
     """Every acronym definition in `text` (character offsets into `text`)."""
-    out: list[list[object]] = []
+    out: list[Acronym] = []
     for m in _PAREN.finditer(text):
         inner = m.group(1).split(";")[0].split(",")[0]
         lead = len(inner) - len(inner.lstrip(" *_"))
@@ -79,7 +93,9 @@ def find_definitions(text: str) -> list[list[object]]:
             if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):
                 l_start = w_start + len(chunk) - len(long)
                 out.append(
-                    [inner_s, long, i_start, i_start + len(inner_s), l_start, l_start + len(long), "LF(SF)"]
+                    Acronym(
+                        inner_s, long, i_start, i_start + len(inner_s), l_start, l_start + len(long), "LF(SF)"
+                    )
                 )
         elif len(inner_s.split()) >= 2 and words_before:  # LF (Long Form)
             short = words_before[-1].group().strip(",:;")
@@ -89,12 +105,18 @@ def find_definitions(text: str) -> list[list[object]]:
             if long and long == inner_s and len(long) > len(short):
                 s_start = words_before[-1].start()
                 out.append(
-                    [short, long, s_start, s_start + len(short), i_start, i_start + len(long), "SF(LF)"]
+                    Acronym(
+                        short, long, s_start, s_start + len(short), i_start, i_start + len(long), "SF(LF)"
+                    )
                 )
     return out
 
 
-@Language.factory("paperkg_acronyms")
+@Language.factory(
+    "paperkg_acronyms",
+    requires=["doc._.kg_text"],
+    assigns=["doc._.kg_acronyms"],
+)
 def make_acronyms(nlp: Language, name: str) -> AcronymFinder:
     return AcronymFinder()
 

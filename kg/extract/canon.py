@@ -9,6 +9,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extract.acronyms import Acronym
 from kg.extract.common import (
     CONF_ACRONYM,
     CONF_PATTERN,
@@ -92,16 +93,20 @@ class _Groups:
             self.parent[rb] = ra
 
 
-def _rank(m: Mention, pair: list[Any] | None) -> tuple[int, int, float, int]:
+def _rank(m: Mention, pair: Acronym | None) -> tuple[int, int, float, int]:
     """Proposals first; then what the vocabulary or an acronym's long form says the thing is ("indirect
     prompt injection (IPI)" is a threat, whatever a later "IPI benchmark" suggests); then confidence."""
     typed = m["rule"].startswith("vocab") or (
-        pair is not None and m["start"] < pair[5] and m["end"] > pair[4]
+        pair is not None and m["start"] < pair.long_end and m["end"] > pair.long_start
     )
     return (1 if m["relation"] in PROPOSE else 0, int(typed), m["confidence"], -m["start"])
 
 
-@Language.factory("paperkg_canon")
+@Language.factory(
+    "paperkg_canon",
+    requires=["doc._.kg_mentions", "doc._.kg_acronyms", "doc._.kg_compare"],
+    assigns=["doc._.kg_entities", "doc._.kg_relations"],
+)
 def make_canon(nlp: Language, name: str) -> Canonicaliser:
     return Canonicaliser()
 
@@ -111,14 +116,14 @@ class Canonicaliser:
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
-        acr: list[list[Any]] = doc._.kg_acronyms or []
+        acr: list[Acronym] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
         ms = self._add_defined_terms(ms, acr, text)
         ms = _drop_background_domains(doc, ms)
         ms = _drop_nested(ms)
         groups = _Groups()
         for a in acr:
-            groups.union(match_key(a[0]), match_key(a[1]))
+            groups.union(match_key(a.short), match_key(a.long))
         for m in ms:
             groups.union(
                 match_key(m["name"]) or m["name"], match_key(text[m["start"] : m["end"]]) or m["name"]
@@ -129,7 +134,7 @@ class Canonicaliser:
         compare = doc._.kg_compare or []
         entities = []
         for root, group in by_group.items():
-            pair = next((a for a in acr if groups.find(match_key(a[0])) == root), None)
+            pair = next((a for a in acr if groups.find(match_key(a.short)) == root), None)
             best = max(group, key=lambda m: _rank(m, pair))
             ent: dict[str, Any] = dict(best)
             ent["mention"] = text[best["start"] : best["end"]]
@@ -139,22 +144,25 @@ class Canonicaliser:
             if best["relation"] not in PROPOSE and vocab is not None:
                 ent.update(name=vocab["name"], kind=vocab["kind"], broader=vocab["broader"])
             elif pair is not None and best["relation"] in PROPOSE and best["rule"] != "propose-variant":
-                ent["name"] = pair[0]
+                ent["name"] = pair.short
             elif pair is not None and best["rule"] == "defined-term":
-                ent["name"] = pair[1]
+                ent["name"] = pair.long
             if (
                 best["type"] == "Method"
                 and best["relation"] not in PROPOSE
                 and any(c[0] <= m["start"] < c[1] for m in group for c in compare)
             ):
                 ent["relation"] = "comparesWith"
-            if any(m["rule"] == "defined-term" or m["start"] in {a[2] for a in acr} for m in group) and pair:
+            if (
+                any(m["rule"] == "defined-term" or m["start"] in {a.short_start for a in acr} for m in group)
+                and pair
+            ):
                 ent["confidence"] = max(
                     ent["confidence"], CONF_ACRONYM if vocab is None else ent["confidence"]
                 )
             forms = [text[m["start"] : m["end"]] for m in group]
             if pair is not None:
-                forms += [pair[0], pair[1]]
+                forms += [pair.short, pair.long]
             aliases: list[str] = []
             for f in forms:
                 if f and f != ent["name"] and f not in aliases and not ent["name"].startswith(f + " "):
@@ -179,7 +187,7 @@ class Canonicaliser:
         return doc
 
     @staticmethod
-    def _add_defined_terms(ms: list[Mention], acr: list[list[Any]], text: str) -> list[Mention]:
+    def _add_defined_terms(ms: list[Mention], acr: list[Acronym], text: str) -> list[Mention]:
         """An acronym defined in the text, unknown to the vocabulary, typed by its long form's head noun."""
         covered = {(m["start"], m["end"]) for m in ms}
         spans = [(m["start"], m["end"]) for m in ms]

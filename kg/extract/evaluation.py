@@ -117,7 +117,12 @@ def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str
     return out
 
 
-@Language.factory("paperkg_evaluation", default_config={"base_iri": "https://w3id.org/paperkg/"})
+@Language.factory(
+    "paperkg_evaluation",
+    default_config={"base_iri": "https://w3id.org/paperkg/"},
+    requires=["doc._.kg_sents", "token.tag"],
+    assigns=["doc._.kg_mentions", "doc._.kg_compare"],
+)
 def make_evaluation(nlp: Language, name: str, base_iri: str) -> EvaluationRules:
     return EvaluationRules(load_lexicon(base_iri))
 

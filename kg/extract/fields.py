@@ -30,7 +30,18 @@ def code_urls(text: str) -> list[str]:
     return out
 
 
-@Language.factory("paperkg_fields")
+@Language.factory(
+    "paperkg_fields",
+    assigns=[
+        "doc._.kg_text",
+        "doc._.kg_title_end",
+        "doc._.kg_sents",
+        "doc._.kg_code",
+        "doc._.kg_mentions",
+        "doc._.kg_acronyms",
+        "doc._.kg_compare",
+    ],
+)
 def make_fields(nlp: Language, name: str) -> FieldMarker:
     return FieldMarker()
 

@@ -79,7 +79,11 @@ def _own_or_measured(doc: Doc, start: int) -> bool:
     return any(t.lower_ in _OWN_OR_MEASURED for t in sent) or "this paper" in sent.text.lower()
 
 
-@Language.factory("paperkg_lists")
+@Language.factory(
+    "paperkg_lists",
+    requires=["token.tag", "token.is_sent_start"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_lists(nlp: Language, name: str) -> ListTyper:
     return ListTyper()
 

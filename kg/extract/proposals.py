@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Protocol
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from kg.extract.acronyms import Acronym
 from kg.extract.common import (
     CONF_PATTERN,
     CONF_WEAK,
@@ -106,9 +108,22 @@ def kind_near(text: str) -> tuple[str, str] | None:
     return None
 
 
-@Language.factory("paperkg_proposals", default_config={"base_iri": "https://w3id.org/paperkg/"})
+@Language.factory(
+    "paperkg_proposals",
+    default_config={"base_iri": "https://w3id.org/paperkg/"},
+    requires=["doc._.kg_acronyms", "doc._.kg_code", "doc._.kg_title_end"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_proposals(nlp: Language, name: str, base_iri: str) -> ProposalFinder:
     return ProposalFinder(load_lexicon(base_iri), load_tier(base_iri))
+
+
+class _Add(Protocol):
+    """Records a proposal candidate: span, name, (type, kind) if known, confidence and its rule."""
+
+    def __call__(
+        self, start: int, end: int, name: str, kind: tuple[str, str] | None, conf: float, rule: str
+    ) -> None: ...
 
 
 class ProposalFinder:
@@ -128,13 +143,13 @@ class ProposalFinder:
         ) -> None:
             for a in acr:
                 if (
-                    int(a[4]) <= start < int(a[5]) or name == a[1]
+                    a.long_start <= start < a.long_end or name == a.long
                 ):  # a word of a long form: the acronym names it
-                    start, end, name = int(a[2]), int(a[3]), str(a[0])
+                    start, end, name = a.short_start, a.short_end, a.short
                     break
-            if any(name == a[0] and int(a[2]) < start - 1 and a[6] == "LF(SF)" for a in acr):
+            if any(name == a.short and a.short_start < start - 1 and a.order == "LF(SF)" for a in acr):
                 return  # an acronym defined earlier is an existing term
-            if any(name == a[0] and _names_a_problem(str(a[1])) for a in acr):
+            if any(name == a.short and _names_a_problem(a.long) for a in acr):
                 return  # "the inventory routing problem (IRP)": the problem solved, not the paper's artefact
             if name not in found or found[name][4] < conf:
                 found[name] = (start, end, name, kind, conf, rule)
@@ -163,9 +178,9 @@ class ProposalFinder:
         # named variants of a proposed name or its acronym: "MELON-Aug", "SBS-PF", "TowerInstruct"
         bases = {n: f for n, f in found.items() if f[4] > CONF_WEAK + 0.05}
         for a in acr:
-            long = next((f for n, f in bases.items() if n.lower() == str(a[1]).lower()), None)
+            long = next((f for n, f in bases.items() if n.lower() == a.long.lower()), None)
             if long is not None:
-                bases.setdefault(str(a[0]), long)
+                bases.setdefault(a.short, long)
         for m in NAME_RE.finditer(text):
             w = m.group()
             if w in found:
@@ -197,9 +212,7 @@ class ProposalFinder:
             )
         return doc
 
-    def _recurring(
-        self, doc: Doc, text: str, title_end: int, found: Mapping[str, object], add: object
-    ) -> None:
+    def _recurring(self, doc: Doc, text: str, title_end: int, found: Mapping[str, object], add: _Add) -> None:
         """An unknown name the abstract keeps using as the subject of its claims ("PPNG features …",
         "X outperforms …", three times or more, in the title too or as a claim's subject) is the paper's
         own artefact, unless it is written as data ("on X", "the X dataset")."""
@@ -222,19 +235,19 @@ class ProposalFinder:
             claims = any(_CLAIM.match(text, m.end()) for m in ms)
             if claims or ms[0].start() < title_end:
                 kind = next((k for m in ms if (k := kind_near(text[m.end() : m.end() + 40]))), None)
-                add(ms[0].start(), ms[0].end(), name, kind, CONF_PATTERN - 0.1, "recurring-name")  # type: ignore[operator]
+                add(ms[0].start(), ms[0].end(), name, kind, CONF_PATTERN - 0.1, "recurring-name")
 
-    def _defined_subjects(self, doc: Doc, text: str, acr: list[list[object]], add: object) -> None:
+    def _defined_subjects(self, doc: Doc, text: str, acr: list[Acronym], add: _Add) -> None:
         """A name defined here that nobody else uses and that acts at once ("the temporal fidelity
         regulator (TFR) enhances …") is a named part of the paper's own system."""
         corpus = load_corpus_words()
         for a in acr:
-            short, long = str(a[0]), str(a[1])
-            if a[6] != "LF(SF)" or short.upper() in GENERIC_ACRONYMS or corpus.known_name(short):
+            short, long = a.short, a.long
+            if a.order != "LF(SF)" or short.upper() in GENERIC_ACRONYMS or corpus.known_name(short):
                 continue
             if self.lexicon.lookup(short) is not None or self._known_phrase(long):
                 continue
-            m = _ACTS_AFTER.match(text, int(a[3]))  # type: ignore[call-overload]
+            m = _ACTS_AFTER.match(text, a.short_end)
             if m is None:
                 continue
             verb = doc.char_span(m.start(1), m.end(1))
@@ -243,7 +256,7 @@ class ProposalFinder:
             if long.split()[-1].lower() in TASK_HEADS | {"problem", "problems", "task", "tasks"}:
                 continue
             kind = kind_near(long.split()[-1]) or ("Method", "Method")
-            add(int(a[2]), int(a[3]), short, kind, CONF_PATTERN, "defined-subject")  # type: ignore[call-overload, operator]
+            add(a.short_start, a.short_end, short, kind, CONF_PATTERN, "defined-subject")
 
     def _known_phrase(self, long: str) -> bool:
         """The long form is, or ends in, a known task/method ("Generalized Zero-Shot learning"), or is a term
@@ -265,8 +278,8 @@ class ProposalFinder:
             return False  # "MODEL SELECTOR": a common word in capitals is not a name by itself
         return self.lexicon.lookup(word) is None
 
-    def _sentence(self, text: str, off: int, acr: list[list[object]], add: object) -> None:
-        adder = add  # typed loosely: (start, end, name, kind, conf, rule) -> None
+    def _sentence(self, text: str, off: int, acr: list[Acronym], add: _Add) -> None:
+        adder = add
         verb = _VERB.search(text)
         if verb is None:
             verb = re.search(
@@ -280,19 +293,15 @@ class ProposalFinder:
             w_end = stop.start() if stop else len(text)
             window = (off + verb.end(), off + min(w_end, verb.end() + 120))
             cands: list[tuple[int, int, str]] = []
-            known_short = {
-                str(a[0]) for a in acr if self._known_phrase(str(a[1])) or self.lexicon.lookup(str(a[0]))
-            }
+            known_short = {a.short for a in acr if self._known_phrase(a.long) or self.lexicon.lookup(a.short)}
             for a in acr:
-                s, e = int(a[2]), int(a[3])  # type: ignore[call-overload]
-                ls = int(a[4])  # type: ignore[call-overload]
-                if window[0] <= min(s, ls) < window[1] and str(a[0]) not in known_short:
-                    cands.append((min(s, ls), e, str(a[0])))
+                s, e = a.short_start, a.short_end
+                ls = a.long_start
+                if window[0] <= min(s, ls) < window[1] and a.short not in known_short:
+                    cands.append((min(s, ls), e, a.short))
             for m in NAME_RE.finditer(text, verb.end(), verb.end() + (window[1] - window[0])):
                 known_long = any(
-                    int(a[4]) <= off + m.start() < int(a[5])  # type: ignore[call-overload]
-                    for a in acr
-                    if str(a[0]) in known_short
+                    a.long_start <= off + m.start() < a.long_end for a in acr if a.short in known_short
                 )
                 if (
                     m.group() in known_short
@@ -340,30 +349,25 @@ class ProposalFinder:
                     cands.append((off + m.start(), off + m.end(), m.group()))
             if cands:
                 s, e, name = min(cands)
-                if _in_long(acr, s) or name_strength(name) or True:
-                    kind = (
-                        kind_near(text[e - off : e - off + 80])
-                        if re.match(r"\s*[,(]", text[e - off :])
-                        else None
-                    )
-                    kind = (
-                        kind or kind_near(text[verb.end() : s - off][-60:]) or kind_near(text[e - off :][:80])
-                    )
-                    ns, ne = _short_span(acr, s, e, name)
-                    adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")  # type: ignore[operator]
+                kind = (
+                    kind_near(text[e - off : e - off + 80]) if re.match(r"\s*[,(]", text[e - off :]) else None
+                )
+                kind = kind or kind_near(text[verb.end() : s - off][-60:]) or kind_near(text[e - off :][:80])
+                ns, ne = _short_span(acr, s, e, name)
+                adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")
         if _WE.search(text):  # "… with a novel parsing-guided transformer (PGTFormer)"
             for a in acr:
-                ls, ss = int(a[4]), int(a[2])  # type: ignore[call-overload]
+                ls, ss = a.long_start, a.short_start
                 before = text[max(0, ls - off - 40) : ls - off]
                 if off <= ls < off + len(text) and _NOVEL_BEFORE.search(before):
-                    kind = kind_near(str(a[1]).split()[-1]) or kind_near(text[int(a[3]) - off :][:60])  # type: ignore[call-overload]
-                    adder(ss, int(a[3]), str(a[0]), kind, CONF_PATTERN + 0.05, "novel-acronym")  # type: ignore[call-overload, operator]
+                    kind = kind_near(a.long.split()[-1]) or kind_near(text[a.short_end - off :][:60])
+                    adder(ss, a.short_end, a.short, kind, CONF_PATTERN + 0.05, "novel-acronym")
         if _WE.search(text):
             for m in _MAKES_DATA.finditer(text):
                 if self._ok(m.group(1), 2, False):
                     kind = KIND_BY_HEAD.get(m.group(2).split()[-1], ("Dataset", "Dataset"))
                     start, end = off + m.start(1), off + m.end(1)
-                    adder(start, end, m.group(1), kind, CONF_PATTERN + 0.05, "makes-data")  # type: ignore[operator]
+                    adder(start, end, m.group(1), kind, CONF_PATTERN + 0.05, "makes-data")
         naming = _NAMING_ANY.search(text) is not None
         if "," not in text and not naming:
             return
@@ -378,12 +382,12 @@ class ProposalFinder:
             sent_start = m.start() == 0
             if _NOVEL.match(after) and self._ok(m.group(), 1, sent_start):
                 kind = kind_near(after[:80])
-                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "novel-apposition")  # type: ignore[operator]
+                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "novel-apposition")
             elif we and _NAMING.search(before) and self._ok(m.group(), 1, sent_start):
                 kind = kind_near(text[max(0, m.start() - 60) : m.start()]) or kind_near(after[:60])
-                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "named-pattern")  # type: ignore[operator]
+                adder(off + m.start(), off + m.end(), m.group(), kind, CONF_PATTERN, "named-pattern")
 
-    def _title(self, doc: Doc, title_end: int, add: object, found: Mapping[str, object]) -> None:
+    def _title(self, doc: Doc, title_end: int, add: _Add, found: Mapping[str, object]) -> None:
         """ "X: a ..." titles, and "…: X for …" when X recurs in the abstract or the code URL."""
         title = doc_text(doc)[:title_end]
         abstract = doc_text(doc)[title_end:]
@@ -401,7 +405,7 @@ class ProposalFinder:
                 ) is None:
                     conf = CONF_PATTERN + 0.1 if (recurs or name in found) else CONF_PATTERN - 0.1
                     start = title.find(name)
-                    adder(start, start + len(name), name, kind_near(rest[:60]), conf, "title-colon")  # type: ignore[operator]
+                    adder(start, start + len(name), name, kind_near(rest[:60]), conf, "title-colon")
             m = re.match(
                 r"\s*([A-Z][\w]*(?:-[\w]+)+|[A-Za-z]*[A-Z][\w]*[A-Z][\w]*)\s+(for|of|in|with|:)\b", rest
             )
@@ -409,7 +413,7 @@ class ProposalFinder:
                 name = m.group(1)
                 if name in abstract or name in code:
                     start = len(head) + 1 + m.start(1)
-                    adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")  # type: ignore[operator]
+                    adder(start, start + len(name), name, None, CONF_PATTERN, "title-name")
 
 
 def _names_a_problem(long: str) -> bool:
@@ -436,12 +440,12 @@ def _camel_base(word: str, bases: Mapping[str, object]) -> str:
     return ""
 
 
-def _in_long(acr: list[list[object]], pos: int) -> bool:
-    return any(int(a[4]) <= pos < int(a[5]) for a in acr)  # type: ignore[call-overload]
+def _in_long(acr: list[Acronym], pos: int) -> bool:
+    return any(a.long_start <= pos < a.long_end for a in acr)
 
 
-def _short_span(acr: list[list[object]], s: int, e: int, name: str) -> tuple[int, int]:
+def _short_span(acr: list[Acronym], s: int, e: int, name: str) -> tuple[int, int]:
     for a in acr:
-        if a[0] == name:
-            return int(a[2]), int(a[3])  # type: ignore[call-overload]
+        if a.short == name:
+            return a.short_start, a.short_end
     return s, e

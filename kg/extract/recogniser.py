@@ -146,7 +146,11 @@ def run_candidates(doc: Doc) -> list[Phrase]:
     return [phrase(doc, a, b) for a, b, _ in candidate_spans(doc)]
 
 
-@Language.factory("paperkg_recogniser")
+@Language.factory(
+    "paperkg_recogniser",
+    requires=["token.tag", "doc._.kg_acronyms", "doc._.kg_title_end"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_recogniser(nlp: Language, name: str) -> RecogniserComponent:
     return RecogniserComponent(load_recogniser())
 
@@ -165,8 +169,8 @@ class RecogniserComponent:
         title_end: int = doc._.kg_title_end or 0
         tk = tokens(doc)
         candidates = candidate_spans(doc)
-        defined = {str(a[0]) for a in doc._.kg_acronyms or []}  # the canonicaliser types defined acronyms
-        taken += [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
+        defined = {a.short for a in doc._.kg_acronyms or []}  # the canonicaliser types defined acronyms
+        taken += [(a.long_start, a.long_end) for a in doc._.kg_acronyms or []]
         counts: dict[str, int] = {}
         for *_, key in candidates:
             counts[key] = counts.get(key, 0) + 1

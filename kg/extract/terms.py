@@ -161,7 +161,12 @@ def measured(doc: Doc, ph: Phrase) -> bool:
     return tk.sent[ph.start] in tk.numeric_sents
 
 
-@Language.factory("paperkg_terms", default_config={"base_iri": "https://w3id.org/paperkg/"})
+@Language.factory(
+    "paperkg_terms",
+    default_config={"base_iri": "https://w3id.org/paperkg/"},
+    requires=["token.tag", "doc._.kg_acronyms", "doc._.kg_title_end"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_terms(nlp: Language, name: str, base_iri: str) -> TermFinder:
     return TermFinder(load_tier(base_iri), load_lexicon(base_iri))
 
@@ -203,7 +208,7 @@ class TermFinder:
         self._curated(doc, taken)
         if not self.tier:
             return doc
-        long_forms = [(int(a[4]), int(a[5])) for a in doc._.kg_acronyms or []]
+        long_forms = [(a.long_start, a.long_end) for a in doc._.kg_acronyms or []]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0
         tk = tokens(doc)

@@ -95,7 +95,11 @@ def _text(doc: Doc, toks: list[Token], head: Token) -> tuple[int, int, str]:
     return start, end, doc_text(doc)[start:end]
 
 
-@Language.factory("paperkg_topics")
+@Language.factory(
+    "paperkg_topics",
+    requires=["token.tag", "doc._.kg_title_end"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_topics(nlp: Language, name: str) -> TopicRules:
     return TopicRules()
 

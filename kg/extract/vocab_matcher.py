@@ -91,7 +91,12 @@ def _variants(label: str) -> set[str]:
     return out
 
 
-@Language.factory("paperkg_vocab", default_config={"base_iri": "https://w3id.org/paperkg/"})
+@Language.factory(
+    "paperkg_vocab",
+    default_config={"base_iri": "https://w3id.org/paperkg/"},
+    requires=["token.tag", "doc._.kg_text"],
+    assigns=["doc._.kg_mentions"],
+)
 def make_vocab_matcher(nlp: Language, name: str, base_iri: str) -> VocabMatcher:
     return VocabMatcher(nlp, load_lexicon(base_iri))
 
