@@ -236,5 +236,28 @@ def test_words_after_of_are_not_datasets(extractor: Extractor) -> None:
 
 
 def test_bare_counts_after_a_metric_are_not_scores(extractor: Extractor) -> None:
-    rs = results(extractor, "ZetaNet reaches 72.3% top-1 accuracy on ImageNet with 512 batch size in 400 epochs.")
+    rs = results(
+        extractor, "ZetaNet reaches 72.3% top-1 accuracy on ImageNet with 512 batch size in 400 epochs."
+    )
     assert [r["value"] for r in rs] == [72.3]
+
+
+def test_a_value_naming_its_own_measure_takes_no_earlier_metric(extractor: Extractor) -> None:
+    rs = results(
+        extractor, "We observe a success rate of 73.2% and a 15.15% decrease in the average time steps."
+    )
+    assert [(r["value"], r["metric"]) for r in rs] == [(73.2, "task success rate")]
+
+
+def test_ranges_whose_dash_was_lost(extractor: Extractor) -> None:
+    rs = results(extractor, "Our method reduces about 40% 60% FLOPs for various segmentation transformers.")
+    assert [(r["value"], r["metric"]) for r in rs] == [(60, "FLOPs")]
+    rs = results(extractor, "It achieves an accuracy of 13.64 55.53% between English and Thai.")
+    assert 13.64 not in [r["value"] for r in rs]
+
+
+def test_devices_after_on_the_are_not_datasets(extractor: Extractor) -> None:
+    r = one(results(extractor, "It achieves a top-1 accuracy of around 80% at 1.0 frame/sec on the SBC."), 80)
+    assert r["dataset"] is None
+    r = one(results(extractor, "On QuuxAVQA v2.0, this model improves accuracy by 2% over all baselines."), 2)
+    assert r["dataset"] == "QuuxAVQA v2.0"

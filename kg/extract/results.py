@@ -78,7 +78,10 @@ _AFTER_CUE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|compared (?:to|with)|than|vs\.?|versus|over)\s+(?:the\s+)?$"
 )
 # "4.6% in correctness": the value names its own measure right after it
-_NAMES_OWN = re.compile(r"\s*(?:in|on)\s+(?:the\s+)?(?!average\b|all\b|both\b|each\b|most\b)[a-z]")
+_NAMES_OWN = re.compile(
+    r"\s*(?:(?:absolute|relative)\s+)?(?:(?:increase|decrease|reduction|improvement|gain|drop)s?\s+)?(?:in|on)\s+"
+    r"(?:the\s+)?(?!average\b|all\b|both\b|each\b|most\b|terms\b)[a-z]"
+)
 # a bare number followed by a word that is no measure and no preposition counts that word ("512 batch size")
 _COUNTED = re.compile(
     r"\s*(?!(?:on|in|for|and|or|with|at|to|than|over|vs|versus|compared|when|while|which|whereas|respectively|"
@@ -234,6 +237,8 @@ def _values(text: str, off: int) -> list[_Value]:
             continue  # "7B", "3D", "256×256", "1/2"
         if not unit_raw and re.match(r"\s*(?:[kKMB]\b|[×x]\s*\d)", text[m.end() :]):
             continue
+        if not unit_raw and re.match(r" \d", text[m.end() :]):
+            continue  # "an accuracy of 13.64 55.53%": a range whose dash was lost, or no value
         v = _number(num)
         if v is None:
             continue
@@ -320,9 +325,11 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
 
 
 _DS_NAMED = re.compile(
-    r"\b[Oo]n\s+(?:the\s+)?(?P<a>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})"
+    r"\b[Oo]n\s+(?P<a>[A-Z0-9][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*){0,2}"
+    r"(?:\s+v\d+(?:\.\d+)*)?)"
     r"(?=\s*[,;.)]|\s+(?:and|with|while|where|which|under|using|respectively|to|by|at|when|dataset|benchmark|"
     r"corpus|test|validation)\b|\s*$)"
+    r"|\b[Oo]n\s+the\s+(?P<c>[A-Z0-9][\w+-]*(?:\s+[A-Z0-9][\w+-]*){0,2})\s+(?:dataset|benchmark|corpus)\b"
     r"|\b(?P<b>[A-Z0-9][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2})\s+(?:[a-z]+\s+)?(?:dataset|benchmark|corpus)\b"
 )
 _NOT_DATASET = frozenset(
@@ -358,7 +365,7 @@ def _datasets_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
     ]
     words = load_corpus_words()
     for m in _DS_NAMED.finditer(text, off, end):
-        g = "a" if m.group("a") else "b"
+        g = "a" if m.group("a") else "b" if m.group("b") else "c"
         name = m.group(g)
         s, e = m.start(g), m.end(g)
         if any(a < e and s < b for a, b in taken):
@@ -406,7 +413,11 @@ def _tie_metric(
             gap = text[m.end : start]
             if _CLAUSE_BREAK.search(gap) or any(m.end <= o.start < start for o in others):
                 continue
-            names_own = _NAMES_OWN.match(text[last.end : last.end + 30])
+            names_own = _NAMES_OWN.match(text[last.end : last.end + 40])
+            if names_own and re.match(
+                r"\s*(?:increase|decrease|reduction|improvement|gain|drop)", text[last.end :]
+            ):
+                continue  # "a 15.15% decrease in the average time steps": its own measure
             if (
                 names_own
                 and not _OWN_VALUE.match(text[m.end : m.end + 20])
@@ -551,6 +562,9 @@ def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     for v in values:
         gap = text[out[-1][-1].end : v.start] if out else ""
         if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(gap) and (gap.strip() or v.unit):
+            if not gap.strip() and "respectively" not in text[v.end : v.end + 200]:
+                out[-1][-1] = v  # "reduces about 40% 60% FLOPs": a range whose dash was lost, its upper bound
+                continue
             out[-1].append(v)
         else:
             out.append([v])
@@ -617,6 +631,8 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     v_metric = ms_distinct[i]
                 if respectively and len(group) > 1 and len(ds_distinct) == len(group):
                     dataset: EntityRef | None = ds_distinct[i]
+                elif respectively and len(group) > 1 and len(only) == 1:
+                    dataset = only[0]  # "72.4% and 72.3% on CIFAR100 for CNNs and RNNs, respectively"
                 elif respectively and len(group) > 1:
                     dataset = None  # "+23% +20% +26% … on A B C and D respectively" with a name not read
                 else:
