@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.eval import calibration, evaluate_gold, read_gold, union  # noqa: E402
+from kg.eval.scoring import CATS  # noqa: E402
 from kg.extract import Extractor  # noqa: E402
-from kg.extract.scoring import CATS  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 GOLDS = {

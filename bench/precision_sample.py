@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kg.eval.scoring import categories  # noqa: E402
 from kg.extract import Extractor, to_json  # noqa: E402
-from kg.extract.scoring import categories  # noqa: E402
 from kg.types import Paper  # noqa: E402
 
 CORPUS = Path(os.environ.get("KG_CORPUS", ROOT.parent / "shared" / "data" / "corpus"))

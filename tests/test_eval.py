@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kg.eval import evaluate, format_report, read_gold
-from kg.extract.scoring import score
+from kg.eval.scoring import score
 
 DATA = Path(__file__).parent / "data"
 DEV = DATA / "icml2025_seed_gold.jsonl"

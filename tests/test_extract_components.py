@@ -35,7 +35,7 @@ def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
         "paperkg_acronyms",
         "paperkg_vocab",
         "paperkg_proposals",
-        "paperkg_evaluation",
+        "paperkg_experiments",
         "paperkg_topics",
         "paperkg_lists",
         "paperkg_terms",

@@ -9,7 +9,7 @@ from spacy.language import Language
 from kg.extract import (  # noqa: F401
     acronyms,
     canon,
-    evaluation,
+    experiments,
     fields,
     lists,
     proposals,
@@ -26,7 +26,7 @@ COMPONENTS = (
     "paperkg_acronyms",
     "paperkg_vocab",
     "paperkg_proposals",
-    "paperkg_evaluation",
+    "paperkg_experiments",
     "paperkg_topics",
     "paperkg_lists",
     "paperkg_terms",
@@ -34,7 +34,7 @@ COMPONENTS = (
     "paperkg_canon",
     "paperkg_results",
 )
-WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_evaluation", "paperkg_terms"}
+WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_experiments", "paperkg_terms"}
 
 
 def build_nlp(base_iri: str, *, with_recogniser: bool = True) -> Language:

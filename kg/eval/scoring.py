@@ -1,5 +1,5 @@
-"""Link scoring against gold (GOLD_GUIDELINES.md): the same categories and matching rule as the reference
-scorer, so project figures equal the shared tool's."""
+"""Link scoring against gold (annotation guidelines of the gold sets, summarised in README "Matching rule"):
+the categories and matching rule of the shared reference scorer, so project figures equal the reference's."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Measure the extractor on gold files: the library behind `kg eval` (the one command line for it).
 
 Extracts from the gold records' own texts (`text`, plus `title` unless `kg eval --no-titles`) and scores
-like the reference scorer (kg/extract/scoring.py): per-category P/R/F1, micro over the five main categories.
+like the reference scorer (kg/eval/scoring.py): per-category P/R/F1, micro over the five main categories.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kg.eval.scoring import CATS, Score, score
 from kg.extract import Extractor, to_json
-from kg.extract.scoring import CATS, Score, score
 from kg.types import Paper
 
 

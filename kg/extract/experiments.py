@@ -118,7 +118,7 @@ def _names(text: str, start: int, min_strength: int) -> list[tuple[int, int, str
 
 
 @Language.factory(
-    "paperkg_evaluation",
+    "paperkg_experiments",
     default_config={"base_iri": "https://w3id.org/paperkg/"},
     requires=["doc._.kg_sents", "token.tag"],
     assigns=["doc._.kg_mentions", "doc._.kg_compare"],
