@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from kg.store.types import Store
 
@@ -120,7 +120,7 @@ class GenerationCache:
             if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return found[0]  # type: ignore[no-any-return]
+                return cast(T, found[0])
             self.misses += 1
         value = compute()
         self.put(gen, key, value, weight(value))

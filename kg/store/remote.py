@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import httpx
 import pyoxigraph as ox
@@ -191,7 +191,15 @@ class RemoteStore:
         else:
             keep = self.dialect.graph_filter("g")
             rows = self.select(f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {keep} }}")
-            local.extend(ox.Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows)  # type: ignore[arg-type]
+            local.extend(
+                ox.Quad(
+                    cast(ox.NamedNode | ox.BlankNode, r["s"]),
+                    cast(ox.NamedNode, r["p"]),
+                    r["o"],
+                    cast(ox.NamedNode, r["g"]),
+                )
+                for r in rows
+            )
         dump_dataset(local, out, fmt, graph, self._meta, self._base_iri)
 
     def close(self) -> None:
