@@ -1,6 +1,6 @@
 """Aggregates kept at write time: contract queries right after a one-paper write, with and without them.
 
-    .venv/bin/python bench/aggregates_bench.py [--papers 3000] [--rounds 30] [--out bench/results/aggregates_bench.json]
+    .venv/bin/python bench/aggregates_bench.py [--papers 3000] [--rounds 20]
 
 Builds (once, cached under $KG_BENCH_DIR, default /tmp/paperkg-bench) a synthetic store of N papers
 (`bench/synth.py`) through the one write path (up to 10k; beyond, pyoxigraph `bulk_extend` followed by
@@ -33,8 +33,7 @@ from kg.settings import DEFAULT_BASE_IRI as BASE  # noqa: E402
 
 WORK = Path(os.environ.get("KG_BENCH_DIR", "/tmp/paperkg-bench"))
 SEED = 7
-QUERIES = {**GQL, "stats": "query($a: Int) { stats { papers triples links { relation count } "
-           "entities { type count } } }"}
+QUERIES = {**GQL, "stats": "{ stats { papers triples links { relation count } entities { type count } } }"}
 
 
 def store_path(n: int) -> Path:
@@ -85,6 +84,7 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     import kg.query.counts as counts
     import kg.query.entities as entities_mod
     import kg.query.stats as stats_mod
+    import kg.write as write_mod
     from api.context import ApiContext
     from api.schema import build_schema
     from api.writer import PaperWriter
@@ -95,10 +95,12 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     from kg.store.embedded import EmbeddedStore
     from kg.write import write_extractions
 
-    real = counts.globals_of
+    real, real_carry = counts.globals_of, write_mod.carry_over
     off = (lambda ctx: None)  # noqa: E731  # the aggregates ignored: computed from the graph, as before
     for mod in (counts, entities_mod, stats_mod):
         mod.globals_of = real if with_aggregates else off  # type: ignore[attr-defined]
+    # before: every cache dropped at each write
+    write_mod.carry_over = real_carry if with_aggregates else (lambda *a: None)  # type: ignore[assignment]
     store = EmbeddedStore(str(store_path(n)), base_iri=BASE)
     ctx = QueryContext.open(store, BASE, timeout_s=120)
     settings = Settings(store=store.location, base_iri=BASE)
@@ -114,7 +116,9 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     def gql(name: str, arg: Any) -> float:
         c = ApiContext(None, None, ctx, settings, writer)  # type: ignore[arg-type]
         t = time.perf_counter()
-        res = loop.run_until_complete(schema.execute(QUERIES[name], variable_values={"a": arg}, context_value=c))
+        variables = {"a": arg} if arg is not None else None
+        run = schema.execute(QUERIES[name], variable_values=variables, context_value=c)
+        res = loop.run_until_complete(run)
         if res.errors:
             raise RuntimeError(f"{name}: {res.errors}")
         return (time.perf_counter() - t) * 1000
@@ -131,7 +135,7 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
                                          "id": f"bench-{with_aggregates}-{k}"}),
                           ex.links, ex.relations, ex.code_urls, ex.extractor_version)
             t = time.perf_counter()
-            write_extractions(store, [ex], mapper)
+            write_extractions(store, [ex], mapper, index=ctx.index)  # as addPapers does
             write_ms.append((time.perf_counter() - t) * 1000)
             cold.append(gql(name, args[name][i]))
             warm.append(gql(name, args[name][i]))
@@ -142,11 +146,13 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     # leave the store as it was: the bench papers go again
     from kg.write import delete_papers
 
-    delete_papers(store, Iris(BASE), [f"bench-{with_aggregates}-{j}" for j in range(1, k + 1)])
+    bench_ids = [f"bench-{with_aggregates}-{j}" for j in range(1, k + 1)]
+    delete_papers(store, Iris(BASE), bench_ids, index=ctx.index)
     out["write_ms_p50"] = pct(write_ms, 50)
     store.close()
     for mod in (counts, entities_mod, stats_mod):
         mod.globals_of = real  # type: ignore[attr-defined]
+    write_mod.carry_over = real_carry
     return out
 
 
@@ -154,7 +160,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--papers", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "aggregates_bench.json"))
+    results = Path(__file__).resolve().parent / "results"
+    ap.add_argument("--out", default=str(results / "aggregates_bench.json"),
+                    help="results (JSON, one entry per store size)")
     a = ap.parse_args()
     made = make_store(a.papers)
     print(f"store: {made}", flush=True)

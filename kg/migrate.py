@@ -12,13 +12,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal as TypingLiteral
 
 from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.query.sparql import prefixes, values
-from kg.rdf.iris import RDFS, Iris
+from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, Iris
+from kg.rdf.mapping import BIBO, GraphMapper
 from kg.store.types import Store
 from kg.store.version import CHANGES, FORMAT_VERSION
+from kg.types import Evidence, Paper
 
 ProgressSink = Callable[[int, int, int], None]  # (to version, papers done, papers in the step)
 AGENT_LABEL = "paperkg extractor "  # rdfs:label of the prov:SoftwareAgent, followed by the version
@@ -66,7 +69,8 @@ def _v2_pending(store: Store, iris: Iris) -> list[Pending]:
         prefixes(iris)
         + "SELECT ?g ?p (MIN(STR(?a)) AS ?agent) WHERE { GRAPH ?g { ?p a kg:Paper ."
         " FILTER NOT EXISTS { ?p kg:extractorVersion ?v }"
-        " OPTIONAL { { ?a a prov:SoftwareAgent } UNION { ?x prov:wasGeneratedBy ?a } } } } GROUP BY ?g ?p"
+        " OPTIONAL { { ?a a prov:SoftwareAgent } UNION { ?x prov:wasGeneratedBy ?a }"
+        " UNION { ?x kg:by ?rule GRAPH ?rg { ?rule prov:wasGeneratedBy ?a } } } } } GROUP BY ?g ?p"
     )
     agents = sorted({a.value for r in rows if isinstance(a := r.get("agent"), Literal)})
     labels: dict[str, str] = {}
@@ -92,6 +96,97 @@ def _v2_apply(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
                               for x in batch])
 
 
+def _v3_pending(store: Store, iris: Iris) -> list[Pending]:
+    """Papers still in the format-2 layout (typed schema:ScholarlyArticle in their graph, as only it did)."""
+    rows = store.select(prefixes(iris)
+                        + "SELECT ?g ?p WHERE { GRAPH ?g { ?p a kg:Paper, schema:ScholarlyArticle } }")
+    out = {Pending(g.value, p.value, "") for r in rows
+           if isinstance(g := r.get("g"), NamedNode) and isinstance(p := r.get("p"), NamedNode)}
+    return sorted(out, key=lambda x: x.graph)
+
+
+Triple3 = tuple[object, object, object]
+FieldName = TypingLiteral["title", "abstract"]
+
+
+def lean_paper_graph(iris: Iris, paper_iri: str, graph: str, triples: Sequence[Triple3],
+                     mapper: GraphMapper) -> tuple[list[Quad], list[Quad]]:
+    """A format-2 paper graph in the format-3 layout: (its quads, the shared quads it adds). Authors become
+    an ordered rdf:Seq (in sorted order: format 2 kept none), link nodes lean evidence (offsets into the
+    paper's text, a shared rule node), the extractor agent moves to the entities graph; everything else
+    (results, plain links, metadata) stays as it is."""
+    g, eg = NamedNode(graph), NamedNode(iris.entities_graph)
+    ns, rdf_type = iris.ns, RDF + "type"
+    by_subject: dict[str, dict[str, list[object]]] = {}
+    for s, p, o in triples:
+        by_subject.setdefault(getattr(s, "value", ""), {}).setdefault(getattr(p, "value", ""), []).append(o)
+    paper = by_subject.get(paper_iri, {})
+
+    def typed(cls: str) -> set[str]:
+        return {k for k, props in by_subject.items()
+                if any(getattr(t, "value", "") == cls for t in props.get(rdf_type, ()))}
+
+    agents, links = typed(PROV + "SoftwareAgent"), typed(ns + "Link")
+
+    def first(props: dict[str, list[object]], key: str) -> str:
+        found = props.get(key)
+        return str(getattr(found[0], "value", "")) if found else ""
+
+    title = first(paper, DCTERMS + "title") or None
+    record = Paper(paper_iri, first(paper, DCTERMS + "abstract"), title=title)
+    out: list[Quad] = []
+    shared: list[Quad] = []
+
+    def add(s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
+        out.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, g))
+
+    def describe(s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
+        shared.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, eg))
+
+    for s, p, o in triples:
+        sv, pv, ov = getattr(s, "value", ""), getattr(p, "value", ""), getattr(o, "value", "")
+        if sv in links or (sv == paper_iri and (
+                pv == DCTERMS + "creator" or (pv == rdf_type and ov == SCHEMA + "ScholarlyArticle"))):
+            continue
+        (describe if sv in agents else add)(s, p, o)  # type: ignore[arg-type]
+    authors = sorted(str(getattr(a, "value", "")) for a in paper.get(DCTERMS + "creator", ()))
+    if authors:
+        seq = NamedNode(paper_iri + "/authors")
+        add(NamedNode(paper_iri), BIBO + "authorList", seq)
+        for i, name in enumerate(authors, 1):
+            add(seq, f"{RDF}_{i}", Literal(name))
+    for link in sorted(links):
+        props = by_subject[link]
+        subject, rel, obj = (props.get(RDF + k, [None])[0] for k in ("subject", "predicate", "object"))
+        agent = props.get(PROV + "wasGeneratedBy", [None])[0]
+        if not (isinstance(rel, NamedNode) and isinstance(obj, NamedNode) and isinstance(agent, NamedNode)):
+            continue
+        label = first(by_subject.get(agent.value, {}), RDFS + "label")
+        version = label.removeprefix(AGENT_LABEL) if label else first(paper, ns + "extractorVersion")
+        field: FieldName = "title" if first(props, ns + "field") == "title" else "abstract"
+        ev = Evidence(first(props, ns + "evidence"), first(props, ns + "mention"),
+                      int(first(props, ns + "start") or 0), int(first(props, ns + "end") or 0),
+                      float(first(props, ns + "confidence") or 0.0), field, first(props, ns + "rule"))
+        s_node = subject if isinstance(subject, NamedNode) and subject.value != paper_iri else None
+        mapper._evidence(add, describe, NamedNode(link), s_node, rel, obj, ev, record, version, agent)
+    return out, shared
+
+
+def _v3_apply(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
+    """Rewrite whole paper graphs into the format-3 layout, one transaction for the batch."""
+    from kg.write import read_graphs
+
+    mapper = GraphMapper(iris)
+    stored = read_graphs(store, [x.graph for x in batch])
+    graphs: dict[str, list[Quad]] = {}
+    shared: dict[Quad, None] = {}
+    for x in batch:
+        quads, more = lean_paper_graph(iris, x.paper, x.graph, stored.get(x.graph, []), mapper)
+        graphs[x.graph] = quads
+        shared.update(dict.fromkeys(more))
+    store.replace_graphs(graphs, list(shared))
+
+
 def _v3_finish(store: Store, iris: Iris) -> None:
     """Compute the aggregates (kg.query.counts) from the graph and store them, in one transaction."""
     from kg.write import rebuild_aggregates
@@ -99,15 +194,7 @@ def _v3_finish(store: Store, iris: Iris) -> None:
     rebuild_aggregates(store, iris)
 
 
-def _nothing(store: Store, iris: Iris) -> list[Pending]:
-    return []
-
-
-def _no_batch(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
-    return None
-
-
-STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _nothing, _no_batch, _v3_finish)}
+STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _v3_pending, _v3_apply, _v3_finish)}
 
 
 def describe(version: int) -> str:
@@ -133,8 +220,7 @@ def migrate(store: Store, base_iri: str, *, batch_size: int = 500,
             done += len(part)
             if progress is not None:
                 progress(version + 1, done, len(todo))
-        if step.pending is not _nothing:
-            summary.papers[version + 1] = done
+        summary.papers[version + 1] = done
         if step.finish is not None:
             step.finish(store, iris)
             summary.aggregates_computed = True

@@ -20,8 +20,8 @@ from typing import Any
 from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.query.sparql import prefixes, values
-from kg.rdf.iris import DCTERMS, SCHEMA, SKOS, Iris
-from kg.rdf.mapping import GraphMapper
+from kg.rdf.iris import DCTERMS, RDF, SCHEMA, SKOS, Iris
+from kg.rdf.mapping import BIBO, GraphMapper
 from kg.store.types import Store
 from kg.types import ENTITY_RELATIONS, PAPER_RELATIONS, Extraction, Paper
 
@@ -220,8 +220,8 @@ _META = {DCTERMS + "identifier": "id", DCTERMS + "title": "title", DCTERMS + "ab
 
 
 def read_papers(store: Store, iris: Iris, graphs: Sequence[str]) -> dict[str, Paper]:
-    """Paper records rebuilt from stored metadata, by graph IRI (authors in sorted order: the graph keeps
-    no order, and the mapping writes one triple per author either way)."""
+    """Paper records rebuilt from stored metadata, by graph IRI (authors in their stored order; a store
+    from before format 3 kept no order, and its authors come back sorted)."""
     meta = {**_META, iris.term("venue"): "venue", iris.term("doi"): "doi"}
     rows = store.select(
         prefixes(iris) + f"SELECT ?g ?k ?v WHERE {{ {values('g', (NamedNode(g) for g in graphs))}"
@@ -232,6 +232,15 @@ def read_papers(store: Store, iris: Iris, graphs: Sequence[str]) -> dict[str, Pa
         g, k, v = r.get("g"), r.get("k"), r.get("v")
         if isinstance(g, NamedNode) and isinstance(k, NamedNode) and v is not None:
             fields.setdefault(g.value, {}).setdefault(meta[k.value], []).append(v.value)
+    ordered: dict[str, list[tuple[int, str]]] = {}  # format 3: authors in order, in a bibo:authorList rdf:Seq
+    for r in store.select(
+        prefixes(iris) + f"SELECT ?g ?k ?v WHERE {{ {values('g', (NamedNode(g) for g in graphs))}"
+        f" GRAPH ?g {{ ?p a kg:Paper ; <{BIBO}authorList> ?seq . ?seq ?k ?v }} }}"
+    ):
+        g, k, v = r.get("g"), r.get("k"), r.get("v")
+        if isinstance(g, NamedNode) and isinstance(k, NamedNode) and v is not None \
+                and k.value.removeprefix(RDF + "_").isdigit():
+            ordered.setdefault(g.value, []).append((int(k.value.removeprefix(RDF + "_")), v.value))
     out: dict[str, Paper] = {}
     for graph, f in fields.items():
         def one(key: str, f: dict[str, list[str]] = f) -> str | None:
@@ -239,7 +248,8 @@ def read_papers(store: Store, iris: Iris, graphs: Sequence[str]) -> dict[str, Pa
 
         year = one("year")
         out[graph] = Paper(id=one("id") or "", abstract=one("abstract") or "", title=one("title"),
-                       authors=tuple(sorted(f.get("authors", []))), venue=one("venue"),
+                       authors=tuple(v for _, v in sorted(ordered.get(graph, [])))
+                       or tuple(sorted(f.get("authors", []))), venue=one("venue"),
                        year=int(year) if year and year.lstrip("-").isdigit() else None,
                        url=one("url"), doi=one("doi"), source=one("source"))
     return out

@@ -307,7 +307,7 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
         quads = []
         if n > 0:
             bucket = NamedNode(layout.bucket(etype, n))
-            quads.append(Quad(bucket, layout.term("member"), NamedNode(e), graph))
+            quads.append(Quad(bucket, layout.term("member"), NamedNode(layout.years_node(eid)), graph))
             if encoded := encode_years(ys):
                 node = NamedNode(layout.years_node(eid))
                 quads.append(Quad(node, layout.term("years"), Literal(encoded), graph))

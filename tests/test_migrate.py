@@ -49,6 +49,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     fresh, old = root / "fresh", root / "old"
     kg("build", SEED_JSONL, "--store", fresh)
     shutil.copytree(fresh, old)
+    fatten_to_format_2(old)  # the evidence layout format 1 and 2 stores have
     assert downgrade_to_v1(old) == 19
     return fresh, old
 
@@ -201,3 +202,75 @@ def test_migrate_from_format_2_computes_the_aggregates(built: tuple[Path, Path],
     assert f"from format version 2 to {FORMAT_VERSION}" in proc.stdout
     assert dataset(old) == dataset(fresh)
     assert answers(old) == answers(fresh)
+
+
+def fatten_to_format_2(path: Path) -> int:
+    """Rewrite a current store into the format-2 layout: papers also typed schema:ScholarlyArticle,
+    authors as dcterms:creator, link nodes carrying their evidence as text (kg:Link, rdf:subject,
+    kg:mention, kg:evidence, kg:field, kg:start, kg:end, kg:rule, kg:tier, prov:wasDerivedFrom and
+    prov:wasGeneratedBy), no rule nodes, no aggregates, stamp 2. Returns the link nodes rewritten."""
+    kgns, rdf = BASE + "ontology#", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    prov, dc = "http://www.w3.org/ns/prov#", "http://purl.org/dc/terms/"
+    store = ox.Store(str(path))
+    n = ox.NamedNode
+    rules = {q.subject for q in store.quads_for_pattern(None, n(rdf + "type"), n(kgns + "Rule"), None)}
+    rule_props = {r: {q.predicate.value: q.object for q in store.quads_for_pattern(r, None, None, None)}
+                  for r in rules}
+    nodes = {q.subject for q in store.quads_for_pattern(None, n(kgns + "span"), None, None)}
+    old = aggregates(store) + [q for r in rules for q in store.quads_for_pattern(r, None, None, None)]
+    new: list[ox.Quad] = []
+    for p in {q.subject for q in store.quads_for_pattern(None, n(rdf + "type"), n(kgns + "Paper"), None)}:
+        g = next(store.quads_for_pattern(p, n(rdf + "type"), n(kgns + "Paper"), None)).graph_name
+        new.append(ox.Quad(p, n(rdf + "type"), n("https://schema.org/ScholarlyArticle"), g))
+        for q in store.quads_for_pattern(p, n("http://purl.org/ontology/bibo/authorList"), None, g):
+            old.append(q)
+            for m in store.quads_for_pattern(q.object, None, None, g):  # type: ignore[arg-type]
+                old.append(m)
+                new.append(ox.Quad(p, n(dc + "creator"), m.object, g))
+    for node in nodes:
+        props = {q.predicate.value: q for q in store.quads_for_pattern(node, None, None, None)}
+        g = props[kgns + "span"].graph_name
+        paper = n(node.value.partition("/link/")[0])
+        field, ss, se, ms, me = props[kgns + "span"].object.value.split()
+        text = next(store.quads_for_pattern(paper, n(dc + field), None, g)).object.value
+        given = {k: props[kgns + k].object.value for k in ("evidence", "mention") if kgns + k in props}
+        sentence = given.get("evidence", text[int(ss) if ss != "-" else 0:int(se) if se != "-" else 0])
+        mention = given.get("mention", text[int(ms):int(me)])
+        rule = rule_props[props[kgns + "by"].object]  # type: ignore[index]
+        old += [props[kgns + k] for k in ("span", "by", "evidence", "mention") if kgns + k in props]
+        subject = props[rdf + "subject"].object if rdf + "subject" in props else paper
+        int_t = n("http://www.w3.org/2001/XMLSchema#integer")
+        values = [(rdf + "type", n(kgns + "Link")), (kgns + "mention", ox.Literal(mention)),
+                  (kgns + "evidence", ox.Literal(sentence)), (kgns + "field", ox.Literal(field)),
+                  (kgns + "start", ox.Literal(ms, datatype=int_t)),
+                  (kgns + "end", ox.Literal(me, datatype=int_t)),
+                  (kgns + "tier", rule[kgns + "tier"]), (prov + "wasDerivedFrom", paper),
+                  (prov + "wasGeneratedBy", rule[prov + "wasGeneratedBy"])]
+        if rdf + "subject" not in props:
+            values.append((rdf + "subject", subject))
+        if kgns + "rule" in rule:
+            values.append((kgns + "rule", rule[kgns + "rule"]))
+        new += [ox.Quad(node, n(k), v, g) for k, v in values]  # type: ignore[arg-type]
+    for q in old:
+        store.remove(q)
+    store.extend(new)
+    store.flush()
+    del store
+    set_stamp(path, 2)
+    return len(nodes)
+
+
+def test_migrate_from_format_2_rewrites_papers_into_the_lean_layout(built: tuple[Path, Path],
+                                                                   tmp_path: Path) -> None:
+    """Format-2 papers (evidence as text, agent per link, unordered creators) become exactly what a fresh
+    build writes: offsets into the abstract, shared rule nodes, the same answers, a valid store."""
+    fresh, _ = built
+    old = tmp_path / "fat"
+    shutil.copytree(fresh, old)
+    assert fatten_to_format_2(old) > 19
+    assert dataset(old) != dataset(fresh)
+    proc = kg("migrate", "--store", old, "--batch", "7")
+    assert f"from format version 2 to {FORMAT_VERSION}: 19 papers for version 3" in proc.stdout
+    assert dataset(old) == dataset(fresh)
+    assert answers(old) == answers(fresh)
+    assert "conforms" in kg("validate", "--store", old).stdout

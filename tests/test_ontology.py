@@ -122,7 +122,9 @@ def test_every_kg_term_used_in_the_shapes_is_declared(onto: rdflib.Graph) -> Non
 def test_shapes_target_every_entity_class() -> None:
     shapes = load_shapes(BASE)
     targets = {str(o) for o in shapes.objects(None, rdflib.URIRef(SH + "targetClass"))}
-    assert {BASE + "ontology#" + t for t in (*ENTITY_TYPES, "Paper", "Link")} <= targets
+    assert {BASE + "ontology#" + t for t in (*ENTITY_TYPES, "Paper", "Rule")} <= targets
+    link_targets = {str(o) for o in shapes.objects(None, rdflib.URIRef(SH + "targetSubjectsOf"))}
+    assert BASE + "ontology#span" in link_targets  # link nodes: every subject of kg:span
     assert {SKOS + "Concept", SKOS + "ConceptScheme", PROV + "SoftwareAgent"} <= targets
 
 

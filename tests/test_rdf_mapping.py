@@ -35,7 +35,8 @@ def test_entity_descriptions_live_in_the_shared_entities_graph() -> None:
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
     mapped = GraphMapper(IRIS).map(ex)
     assert {q.graph_name for q in mapped.shared} == {NamedNode(BASE + "graph/entities")}
-    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1"}
+    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1",
+                                                        BASE + "rule/vocab/1"}
 
 
 def test_no_triple_is_stored_in_two_graphs() -> None:
@@ -56,8 +57,36 @@ def test_link_node_carries_evidence_and_confidence() -> None:
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
     node = IRIS.link("p1", "usesDataset", BASE + "dataset/imagenet")
     got = quads(ex)
-    assert (node, KG + "evidence", str(Literal(EV.sentence))) in got
+    # the sentence and the mention as offsets into the abstract, which holds them verbatim
+    assert (node, KG + "span", '"abstract 0 39 23 38"') in got
+    assert PAPER.abstract[0:39] == EV.sentence and PAPER.abstract[23:38] == EV.mention
+    assert not {(s, p) for s, p, _ in got} & {(node, KG + "evidence"), (node, KG + "mention")}
     assert (node, KG + "confidence", '"0.9"^^<http://www.w3.org/2001/XMLSchema#double>') in got
+    assert (node, KG + "by", f"<{BASE}rule/vocab/1>") in got
+    rule = BASE + "rule/vocab/1"
+    assert {(p, o) for s, p, o in got if s == rule} == {
+        ("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{KG}Rule>"), (KG + "rule", '"vocab"'),
+        (KG + "tier", '"curated"'), ("http://www.w3.org/ns/prov#wasGeneratedBy", f"<{BASE}extractor/1>")}
+
+
+def test_evidence_not_found_in_the_text_is_kept_as_text() -> None:
+    odd = Evidence("A sentence the abstract does not hold.", "Imagenet", 23, 31, 0.8, rule="vocab")
+    ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, odd),), extractor_version="1")
+    node = IRIS.link("p1", "usesDataset", BASE + "dataset/imagenet")
+    got = quads(ex)
+    assert (node, KG + "span", '"abstract - - 23 31"') in got
+    assert (node, KG + "evidence", str(Literal(odd.sentence))) in got
+    assert (node, KG + "mention", '"Imagenet"') in got  # the abstract says "ImageNet2" there
+
+
+def test_authors_keep_their_order() -> None:
+    paper = Paper(id="p2", abstract="x", authors=("Zoë Zhang", "Ada Lovelace", "Mo Ng"))
+    got = quads(Extraction(paper, (), extractor_version="1"))
+    seq = BASE + "paper/p2/authors"
+    assert (BASE + "paper/p2", "http://purl.org/ontology/bibo/authorList", f"<{seq}>") in got
+    members = sorted((p, o) for s, p, o in got if s == seq)
+    rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#_"
+    assert members == [(rdf + "1", '"Zoë Zhang"'), (rdf + "2", '"Ada Lovelace"'), (rdf + "3", '"Mo Ng"')]
 
 
 def test_mention_becomes_alt_label_and_key() -> None:

@@ -126,8 +126,8 @@ def test_low_confidence_link_conforms() -> None:
 def test_link_without_confidence_is_a_violation() -> None:
     quads = _without(_quads(_extraction()), KG + "confidence")
     report = validate(_dataset(quads), BASE)
-    links = {q.subject for q in quads if q.object.value == KG + "Link"}
-    assert (report.conforms, report.violations) == (False, len(links))
+    links = {q.subject for q in quads if q.predicate.value == KG + "span"}
+    assert links and (report.conforms, report.violations) == (False, len(links))
 
 
 def test_confidence_above_one_is_a_violation() -> None:
@@ -172,20 +172,26 @@ def test_year_that_is_not_a_gyear_is_a_violation() -> None:
     assert validate(_dataset(quads), BASE).violations == 1
 
 
-def test_link_without_extractor_is_a_violation() -> None:
+def test_rule_without_extractor_is_a_violation() -> None:
     quads = _without(_quads(_extraction()), "http://www.w3.org/ns/prov#wasGeneratedBy")
-    links = {q.subject for q in quads if q.object.value == KG + "Link"}
+    rules = {q.subject for q in quads if q.object.value == KG + "Rule"}
+    assert rules and validate(_dataset(quads), BASE).violations == len(rules)
+
+
+def test_link_without_its_rule_is_a_violation() -> None:
+    quads = _without(_quads(_extraction()), KG + "by")
+    links = {q.subject for q in quads if q.predicate.value == KG + "span"}
     assert validate(_dataset(quads), BASE).violations == len(links)
 
 
 def test_negative_start_offset_is_a_violation() -> None:
     quads = [
-        ox.Quad(q.subject, q.predicate, ox.Literal("-1", datatype=q.object.datatype), q.graph_name)  # type: ignore[union-attr]
-        if q.predicate.value == KG + "start" and q.object.value == "0" else q
+        ox.Quad(q.subject, q.predicate, ox.Literal(q.object.value.replace(" 0 ", " -1 ", 1)), q.graph_name)
+        if q.predicate.value == KG + "span" and " 0 " in q.object.value else q
         for q in _quads(_extraction())
     ]
-    # the links whose mention "We" starts at 0: comparesWith BERT and the broader relation
-    assert validate(_dataset(quads), BASE).violations == 2
+    changed = [q for q in quads if q.predicate.value == KG + "span" and " -1 " in q.object.value]
+    assert changed and validate(_dataset(quads), BASE).violations == len(changed)
 
 
 def test_end_before_start_is_a_violation() -> None:

@@ -9,8 +9,10 @@ triple counts; visible to SPARQL):
                                 graphs, links per relation, entities per type, papers per extractor, year
     graph/meta/entity-quads     <{base}graph/meta> kg:entityQuads N    quads of graph/entities
     graph/meta/type/{Type}      <{base}stats/{type}> kg:buckets "N:k ..."   k entities have N papers
-    graph/meta/entity/{id}      <{base}stats/{type}/{N}> kg:member <entity> ;   the entity has N papers
+    graph/meta/entity/{id}      <{base}stats/{type}/{N}> kg:member <{base}stats/{id}> .  it has N papers
                                 <{base}stats/{id}> kg:years "2024:3 2025:9"      papers per year
+(`{base}stats/{id}` stands for the entity `{base}{id}`: no aggregate triple names an entity, so questions
+about an entity's triples never meet them.)
 
 An entity is counted once it is linked from a paper (`<paper> kg:<relation> <entity>`); paper counts are
 distinct papers. The bucket layout lets `entities(type:)` read the best-linked entities first without
@@ -166,7 +168,7 @@ def stored_entities(store: Store, layout: Layout, iris: Sequence[str]) -> dict[s
             continue
         pairs = " ".join(f"({NamedNode(i)} {NamedNode(layout.years_node(e))})" for i, e in eids.items())
         rows = store.select(
-            f"SELECT ?e ?b ?y WHERE {{ VALUES (?e ?c) {{ {pairs} }} ?b {layout.term('member')} ?e "
+            f"SELECT ?e ?b ?y WHERE {{ VALUES (?e ?c) {{ {pairs} }} ?b {layout.term('member')} ?c "
             f"OPTIONAL {{ ?c {layout.term('years')} ?y }} }}")
         for r in rows:
             n = layout.count_of_bucket(text(r, "b") or "")
@@ -191,8 +193,9 @@ def bucket_members(store: Store, layout: Layout, buckets: Sequence[str]) -> dict
     rows = store.select(f"SELECT ?b ?e WHERE {{ {values('b', [NamedNode(b) for b in buckets])} "
                         f"?b {layout.term('member')} ?e }}")
     out: dict[str, list[str]] = defaultdict(list)
+    nodes = layout.iris.base + "stats/"
     for r in rows:
-        out[text(r, "b") or ""].append(text(r, "e") or "")
+        out[text(r, "b") or ""].append(layout.iris.base + (text(r, "e") or "").removeprefix(nodes))
     return {b: sorted(v) for b, v in out.items()}
 
 

@@ -10,7 +10,9 @@ from pyoxigraph import NamedNode
 from kg.query.context import QueryContext
 from kg.query.entities import entities_by_iris
 from kg.query.model import LinkInfo
+from kg.query.papers import papers_by_iris
 from kg.query.sparql import iri_or_none, number, text, values
+from kg.rdf.mapping import read_span
 from kg.types import PAPER_RELATIONS, EntityType
 
 _ORDER = {r: i for i, r in enumerate(PAPER_RELATIONS)}
@@ -65,12 +67,20 @@ def _fetch(ctx: QueryContext, papers: list[str]) -> dict[str, Raw]:
     # each, where walking rdf:subject/predicate/object from the paper took five.
     by_node = {ctx.iris.link(ctx.iris.paper_id(p) or "", rel, e): (p, rel, e) for p, rel, e in raw}
     if by_node:
-        for r in ctx.select(
-            f"SELECT ?l ?ev ?conf WHERE {{ {values('l', [NamedNode(n) for n in by_node])} "
-            "?l kg:evidence ?ev ; kg:confidence ?conf }"
-        ):
+        rows = ctx.select(
+            f"SELECT ?l ?span ?ev ?conf WHERE {{ {values('l', [NamedNode(n) for n in by_node])} "
+            "?l kg:confidence ?conf OPTIONAL { ?l kg:span ?span } OPTIONAL { ?l kg:evidence ?ev } }"
+        )
+        texts = papers_by_iris(ctx, papers) if any(r.get("ev") is None for r in rows) else {}
+        for r in rows:
             if (key := by_node.get(text(r, "l") or "")) is not None:
-                raw[key] = (text(r, "ev"), number(r, "conf"))
+                ev = text(r, "ev")
+                if ev is None and (span := read_span(text(r, "span") or "")) is not None:
+                    field, ss, se, _, _ = span
+                    info = texts.get(key[0])
+                    whole = (info.title if field == "title" else info.abstract) if info else None
+                    ev = whole[ss:se] if whole is not None and ss is not None and se is not None else None
+                raw[key] = (ev, number(r, "conf"))
     out: dict[str, list[tuple[str, str, str | None, float | None]]] = defaultdict(list)
     for (p, rel, e), (ev, conf) in raw.items():
         out[p].append((rel, e, ev, conf))

@@ -13,6 +13,7 @@ from kg.query.context import QueryContext
 from kg.query.entities import resolve
 from kg.query.model import Page, PaperInfo
 from kg.query.sparql import iri_or_none, text, values
+from kg.rdf.mapping import BIBO
 from kg.types import EntityType
 
 _FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would also read all its links)
@@ -47,6 +48,7 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
     nodes = [NamedNode(i) for i in iris]
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
+    fields += f" UNION {{ ?p <{BIBO}authorList> ?seq . ?seq ?k ?v }}"  # rdf:_1, rdf:_2 …: authors in order
     for row in ctx.select(f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} {fields} }}"):
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
@@ -64,7 +66,7 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
             year=int(year) if year.isdigit() else None,
             url=_one(f, "url"),
             doi=_one(f, "doi"),
-            authors=tuple(f.get("creator", ())),
+            authors=_authors(f),
             code_urls=tuple(sorted(f.get("hasCode", ()))),
             extractor_version=_one(f, "extractorVersion"),
         )
@@ -175,6 +177,14 @@ def _pages(
         end = cursors[-1] if cursors else None
         out.append(Page(items, len(ids), start + first < len(ids), end, cursors))
     return out
+
+
+def _authors(fields: dict[str, list[str]]) -> tuple[str, ...]:
+    """Authors in their order (rdf:_n members of the bibo:authorList sequence); a store written before
+    format 3 has unordered dcterms:creator values instead."""
+    ordered = sorted((int(k[1:]), v) for k, vs in fields.items()
+                     if k[:1] == "_" and k[1:].isdigit() for v in vs)
+    return tuple(v for _, v in ordered) or tuple(fields.get("creator", ()))
 
 
 def _one(fields: dict[str, list[str]], key: str) -> str | None:

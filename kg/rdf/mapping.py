@@ -3,17 +3,27 @@
 Layout (the paper, its links and link nodes live in the graph {base}graph/paper/{id}; entity
 descriptions in the shared graph {base}graph/entities):
 
-    <paper> a kg:Paper, schema:ScholarlyArticle ; dcterms:identifier "id" ; dcterms:title ; dcterms:abstract ;
-            dcterms:creator "name"... ; dcterms:issued "2025"^^xsd:gYear ; kg:venue ; schema:url <url> ;
+    <paper> a kg:Paper ; dcterms:identifier "id" ; dcterms:title ; dcterms:abstract ;
+            bibo:authorList <paper/authors> ; dcterms:issued "2025"^^xsd:gYear ; kg:venue ; schema:url <url> ;
             kg:doi ; dcterms:source "file:line" ; kg:hasCode <url> ; kg:extractorVersion "0.1.0" ;
             kg:<relation> <entity> .                         # the plain link, easy to query
-    <link>  a kg:Link ; rdf:subject <paper> ; rdf:predicate kg:<relation> ; rdf:object <entity> ;
-            kg:mention ; kg:evidence "sentence" ; kg:field "abstract" ; kg:start ; kg:end ;
-            kg:confidence "0.9"^^xsd:double ; kg:lowConfidence true? ; kg:rule ;
-            prov:wasDerivedFrom <paper> ; prov:wasGeneratedBy <extractor> .
+    <paper/authors> rdf:_1 "first author" ; rdf:_2 "second author" ...   # an rdf:Seq: authors in order
+    <link>  rdf:predicate kg:<relation> ; rdf:object <entity> ;   # (+ rdf:subject for entity–entity links)
+            kg:span "abstract 120 231 140 149" ;   # field, sentence start/end, mention start/end in it
+            kg:confidence "0.9"^^xsd:double ; kg:by <{base}rule/{rule}/{version}> .
+    <rule node> a kg:Rule ; kg:rule "vocab" ; kg:tier "curated" ; prov:wasGeneratedBy <extractor> .
     <entity> a kg:<Type> [, kg:<Kind>] ; skos:prefLabel "Name" ; skos:altLabel "alias"... ;
              kg:key "matchkey"... ; kg:kind "Kind" ; kg:variantOf <entity> ; skos:broader <entity> .
     <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .   # in the entities graph
+
+Lean evidence (store format 3): every piece of evidence is kept without repeating what is stored. The
+sentence and the mention are offsets into the paper's own title or abstract (`kg:span`); a sentence or
+mention that is not found there verbatim is stored as text (`kg:evidence`, `kg:mention`) instead. The
+rule, its tier and the extractor version are one shared rule node per (rule, extractor version) in the
+entities graph. The link node of `<paper> kg:r <entity>` is `{paper}/link/{hash of r and entity}`
+(`Iris.link`), its subject is the paper whose IRI prefixes it; `kg:lowConfidence` follows from
+`kg:confidence` < 0.5. Authors keep their order in an rdf:Seq (one triple per author, as before, plus
+one), not an rdf:List (two per author).
 
 No triple is stored in two graphs, so the union default graph is a set: the extractor agent is described
 once in the entities graph, not in every paper graph, and kg.write leaves out of the entities graph what
@@ -33,10 +43,10 @@ from urllib.parse import urlsplit
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from kg.names import match_key
+from kg.names import match_key, slug
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, SKOS, XSD, Iris
 from kg.rdf.results import map_results
-from kg.types import EntityRef, Evidence, Extraction
+from kg.types import EntityRef, Evidence, Extraction, Paper
 
 LOW_CONFIDENCE = 0.5
 # Kinds that are also classes (subclasses of the entity's type). A Method of kind "Model" stays a Method:
@@ -45,6 +55,7 @@ KIND_CLASSES = frozenset({"Benchmark", "Algorithm", "Architecture", "Framework",
 
 _Add = Callable[[NamedNode, "str | NamedNode", "NamedNode | Literal"], None]
 _TYPE = NamedNode(RDF + "type")
+BIBO = "http://purl.org/ontology/bibo/"
 _XSD_INT = NamedNode(XSD + "integer")
 _XSD_DOUBLE = NamedNode(XSD + "double")
 _XSD_BOOL = NamedNode(XSD + "boolean")
@@ -104,15 +115,17 @@ class GraphMapper:
         def describe(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
             shared.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, eg))
 
-        add(p, _TYPE, self.kg("Paper"))
-        add(p, _TYPE, NamedNode(SCHEMA + "ScholarlyArticle"))
+        add(p, _TYPE, self.kg("Paper"))  # kg:Paper is a subclass of schema:ScholarlyArticle (ontology)
         add(p, DCTERMS + "identifier", Literal(paper.id))
         if paper.title:
             add(p, DCTERMS + "title", Literal(paper.title))
         if paper.abstract:
             add(p, DCTERMS + "abstract", Literal(paper.abstract))
-        for author in paper.authors:
-            add(p, DCTERMS + "creator", Literal(author))
+        if paper.authors:
+            seq = NamedNode(p.value + "/authors")
+            add(p, BIBO + "authorList", seq)
+            for i, author in enumerate(paper.authors, 1):
+                add(seq, f"{RDF}_{i}", Literal(author))
         if paper.year is not None:
             add(p, DCTERMS + "issued", Literal(str(paper.year), datatype=_XSD_YEAR))
         if paper.venue:
@@ -138,7 +151,8 @@ class GraphMapper:
             rel = self.kg(link.relation)
             add(p, rel, e)
             node = NamedNode(iris.link(paper.id, link.relation, e.value))
-            self._evidence(add, node, p, rel, e, link.evidence, p, agent)
+            version = ex.extractor_version
+            self._evidence(add, describe, node, None, rel, e, link.evidence, paper, version, agent)
             self._declare(describe, link.entity, link.aliases + (link.evidence.mention,), declared)
             if link.variant_of is not None:
                 base = NamedNode(iris.entity(link.variant_of))
@@ -152,7 +166,7 @@ class GraphMapper:
             rel = self.kg(r.relation) if r.relation != "broader" else NamedNode(SKOS + "broader")
             add(s, rel, o)
             node = NamedNode(iris.relation_node(paper.id, s.value, r.relation, o.value))
-            self._evidence(add, node, s, rel, o, r.evidence, p, agent)
+            self._evidence(add, describe, node, s, rel, o, r.evidence, paper, ex.extractor_version, agent)
             self._declare(describe, r.subject, (), declared)
             self._declare(describe, r.object, (), declared)
         map_results(self, ex, p, agent, add, describe, declared)  # kg:Result nodes (kg/rdf/results.py)
@@ -161,31 +175,40 @@ class GraphMapper:
     def _evidence(
         self,
         add: _Add,
+        describe: _Add,
         node: NamedNode,
-        s: NamedNode,
+        s: NamedNode | None,
         rel: NamedNode,
         o: NamedNode,
         ev: Evidence,
-        paper: NamedNode,
+        paper: Paper,
+        version: str,
         agent: NamedNode,
     ) -> None:
-        add(node, _TYPE, self.kg("Link"))
-        add(node, RDF + "subject", s)
+        """The lean link node: the statement, the evidence as offsets into the paper's own text (text only
+        where it is not found there), the confidence and the shared rule node."""
+        if s is not None:  # entity–entity links; a paper's own link node is under the paper's IRI
+            add(node, RDF + "subject", s)
         add(node, RDF + "predicate", rel)
         add(node, RDF + "object", o)
-        add(node, self.kg("mention"), Literal(ev.mention))
-        add(node, self.kg("evidence"), Literal(ev.sentence))
-        add(node, self.kg("field"), Literal(ev.field))
-        add(node, self.kg("start"), Literal(str(ev.start), datatype=_XSD_INT))
-        add(node, self.kg("end"), Literal(str(ev.end), datatype=_XSD_INT))
+        text = (paper.title if ev.field == "title" else paper.abstract) or ""
+        at = sentence_start(text, ev.sentence, ev.start, ev.end)
+        sentence = f"{at} {at + len(ev.sentence)}" if at is not None else "- -"
+        add(node, self.kg("span"), Literal(f"{ev.field} {sentence} {ev.start} {ev.end}"))
+        if at is None:
+            add(node, self.kg("evidence"), Literal(ev.sentence))
+        if text[ev.start : ev.end] != ev.mention:
+            add(node, self.kg("mention"), Literal(ev.mention))
         add(node, self.kg("confidence"), Literal(repr(round(float(ev.confidence), 4)), datatype=_XSD_DOUBLE))
         if ev.confidence < LOW_CONFIDENCE:
             add(node, self.kg("lowConfidence"), Literal("true", datatype=_XSD_BOOL))
+        rule = NamedNode(f"{self.iris.base}rule/{slug(ev.rule or 'none')}/{slug(version or 'unknown')}")
+        add(node, self.kg("by"), rule)
+        describe(rule, _TYPE, self.kg("Rule"))
         if ev.rule:
-            add(node, self.kg("rule"), Literal(ev.rule))
-        add(node, self.kg("tier"), Literal(ev.tier))
-        add(node, PROV + "wasDerivedFrom", paper)
-        add(node, PROV + "wasGeneratedBy", agent)
+            describe(rule, self.kg("rule"), Literal(ev.rule))
+        describe(rule, self.kg("tier"), Literal(ev.tier))
+        describe(rule, PROV + "wasGeneratedBy", agent)
 
     def _declare(self, add: _Add, ref: EntityRef, forms: Iterable[str], declared: set[str]) -> None:
         e = NamedNode(self.iris.entity(ref))
@@ -204,6 +227,31 @@ class GraphMapper:
                 add(e, SKOS + "altLabel", Literal(form))
                 if key := match_key(form):
                     add(e, self.kg("key"), Literal(key))
+
+
+def sentence_start(text: str, sentence: str, start: int, end: int) -> int | None:
+    """Where `sentence` starts in `text`: the occurrence holding the mention [start, end) if there is one,
+    else the first; None when the text does not contain it verbatim."""
+    if not sentence:
+        return None
+    at = text.rfind(sentence, 0, start + 1)
+    if at >= 0 and at + len(sentence) >= end:
+        return at
+    at = text.find(sentence)
+    return at if at >= 0 else None
+
+
+def read_span(span: str) -> tuple[str, int | None, int | None, int, int] | None:
+    """(field, sentence start, sentence end, mention start, mention end) of a `kg:span` value."""
+    parts = span.split()
+    if len(parts) != 5 or parts[0] not in ("title", "abstract"):
+        return None
+    try:
+        ss = None if parts[1] == "-" else int(parts[1])
+        se = None if parts[2] == "-" else int(parts[2])
+        return parts[0], ss, se, int(parts[3]), int(parts[4])
+    except ValueError:
+        return None
 
 
 def _dedupe(quads: list[Quad]) -> list[Quad]:
