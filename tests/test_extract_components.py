@@ -190,3 +190,4 @@ def test_canon_a_phrase_containing_the_name_is_no_alias() -> None:
     assert _contains_name("image generation on ImageNet", "ImageNet")
     assert not _contains_name("ImageNet", "ImageNet")
     assert not _contains_name("ILSVRC", "ImageNet")
+    assert _contains_name("image/video classification", "image classification")

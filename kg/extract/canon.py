@@ -217,7 +217,10 @@ class Canonicaliser:
 
 
 def _contains_name(form: str, name: str) -> bool:
-    """`form` is a longer phrase with the entity's name inside it, not another name for it."""
+    """`form` is a longer phrase with the entity's name inside it (or a coordination of it with another),
+    not another name for it."""
+    if "/" in form and "/" not in name:
+        return True  # "image/video classification" coordinates two names
     words, inner = form.lower().split(), name.lower().split()
     return len(words) > len(inner) and any(
         words[i : i + len(inner)] == inner for i in range(len(words) - len(inner) + 1)
