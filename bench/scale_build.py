@@ -56,10 +56,20 @@ def main() -> None:
     ap.add_argument("--cluster", action="store_true")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--only-cluster", action="store_true", help="measure the cluster alone into --json's file")
     a = ap.parse_args()
     import spacy
 
     batch, source = sample(a.n)
+    if a.only_cluster:
+        rates = cluster_rates(batch)
+        for n, c in rates.items():
+            print(f"  cluster local:{n}: {c['rate']:.1f} abstracts/s after warm-up (start {c['start_s']:.1f} s)")
+        if a.json:
+            old = json.loads(a.json.read_text()) if a.json.exists() else {}
+            a.json.write_text(json.dumps({**old, "cluster": rates, "cluster_loadavg": os.getloadavg(),
+                                          "cluster_papers": len(batch)}, indent=1))
+        return
     texts = [join_fields(p.title, p.abstract) for p in batch]
     ex = Extractor()
     plain = spacy.load(MODEL, exclude=EXCLUDED)
