@@ -261,3 +261,12 @@ def test_devices_after_on_the_are_not_datasets(extractor: Extractor) -> None:
     assert r["dataset"] is None
     r = one(results(extractor, "On QuuxAVQA v2.0, this model improves accuracy by 2% over all baselines."), 2)
     assert r["dataset"] == "QuuxAVQA v2.0"
+
+
+def test_enumerators_and_bounds_are_not_scores(extractor: Extractor) -> None:
+    text = (
+        "We consider two cases where the censoring time (1) is independent of the event "
+        "and (2) depends on it. "
+        "Feldman proved that many points are necessary (where ε > 0 is the accuracy parameter)."
+    )
+    assert results(extractor, text) == []

@@ -239,6 +239,11 @@ def _values(text: str, off: int) -> list[_Value]:
             continue
         if not unit_raw and re.match(r" \d", text[m.end() :]):
             continue  # "an accuracy of 13.64 55.53%": a range whose dash was lost, or no value
+        if not unit_raw and (
+            (text[max(0, m.start() - 1) : m.start()] == "(" and text[m.end() : m.end() + 1] == ")")
+            or re.search(r"[<>≤≥]\s*$", text[max(0, m.start() - 3) : m.start()])
+        ):
+            continue  # "(1)" enumerates, "ε > 0" bounds: no scores
         v = _number(num)
         if v is None:
             continue
