@@ -64,7 +64,8 @@ def main() -> None:
     if a.only_cluster:
         rates = cluster_rates(batch)
         for n, c in rates.items():
-            print(f"  cluster local:{n}: {c['rate']:.1f} abstracts/s after warm-up (start {c['start_s']:.1f} s)")
+            print(f"  cluster local:{n}: {c['rate']:.1f} abstracts/s after warm-up (start {c['start_s']:.1f} s); "
+                  f"{c['per_worker_cpu_s']:.1f} per worker CPU-second, workers busy {c['worker_utilisation']:.0%}")
         if a.json:
             old = json.loads(a.json.read_text()) if a.json.exists() else {}
             a.json.write_text(json.dumps({**old, "cluster": rates, "cluster_loadavg": os.getloadavg(),
@@ -171,10 +172,14 @@ def cluster_rates(batch: list[Any]) -> dict[int, dict[str, float]]:
             for _ in extract_on_cluster(client, batch[: 8 * n], DEFAULT_BASE_IRI, batch=8):
                 pass
             start = time.perf_counter() - t0
+            cpu0 = sum(client.run(time.process_time).values())
             t1 = time.perf_counter()
             for _ in extract_on_cluster(client, batch, DEFAULT_BASE_IRI):
                 pass
-            rates[n] = {"rate": len(batch) / (time.perf_counter() - t1), "start_s": start}
+            wall = time.perf_counter() - t1
+            cpu = sum(client.run(time.process_time).values()) - cpu0  # the workers' CPU seconds (a restart would reset one)
+            rates[n] = {"rate": len(batch) / wall, "start_s": start, "per_worker_cpu_s": len(batch) / cpu,
+                        "worker_utilisation": cpu / (wall * n)}
     return rates
 
 
