@@ -24,6 +24,7 @@ from kg.rdf.iris import DCTERMS, RDF, SCHEMA, SKOS, Iris
 from kg.rdf.mapping import BIBO, GraphMapper
 from kg.store.types import Store
 from kg.types import ENTITY_RELATIONS, PAPER_RELATIONS, Extraction, Paper
+from kg.write import replace_entities_graph
 
 ProgressSink = Callable[[int], None]
 LinkTriple = tuple[str, str, str]  # (subject IRI, relation local name, object IRI)
@@ -387,7 +388,7 @@ def _rebuild_entities(store: Store, iris: Iris, shared: list[Quad], index: Any) 
     touched = {r["e"].value for r in rows if isinstance(r.get("e"), NamedNode)}
     touched |= {q.subject.value for q in shared if isinstance(q.subject, NamedNode)}
     before = store.generation()
-    store.replace_graphs({eg.value: [Quad(q.subject, q.predicate, q.object, eg) for q in shared]})
+    replace_entities_graph(store, iris, shared)  # kg.write: schema-held triples left out, counts kept
     if index is not None:
         ids = [i for e in sorted(touched) if (i := iris.entity_id_of(e)) is not None]
         index.refresh(store, before, [], ids)

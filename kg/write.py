@@ -397,6 +397,22 @@ def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
         return found
 
 
+def replace_entities_graph(store: Store, iris: Iris, quads: Sequence[Quad]) -> None:
+    """Replace the whole entities graph (`kg reextract` over every paper) in one transaction, leaving out
+    what the schema graphs hold (as every write does) and keeping the stored count of its quads exact."""
+    with _WRITING:
+        eg = NamedNode(iris.entities_graph)
+        kept = list(dict.fromkeys(Quad(q.subject, q.predicate, q.object, eg)
+                                  for q in _not_in_schema(store, iris, quads)))
+        graphs: dict[str, list[Quad]] = {eg.value: kept}
+        if stored_globals(store, Layout(iris)) is not None:
+            layout = Layout(iris)
+            qg, meta = NamedNode(layout.entity_quads_graph), NamedNode(layout.meta)
+            count = Literal(str(len(kept)), datatype=_XSD_INT)
+            graphs[qg.value] = [Quad(meta, layout.term("entityQuads"), count, qg)]
+        store.replace_graphs(graphs)
+
+
 def delete_papers(store: Store, iris: Iris, paper_ids: Sequence[str], *,
                   index: SearchIndex | None = None) -> Written:
     """Drop these papers' graphs (and the entities only they linked) in the one write path."""
