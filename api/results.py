@@ -47,6 +47,9 @@ class ResultNode:
     metric: LazyEntity
     higher_is_better: bool | None = strawberry.field(description="The metric's direction (None: it depends).")
     dataset: LazyEntity | None
+    split: str | None = strawberry.field(
+        description='The dataset\'s split or resolution ("test-dev", "256x256").'
+    )
     method: LazyEntity | None = strawberry.field(description="The paper's method or model it belongs to.")
     baseline: LazyEntity | None
     paper: LazyPaper
@@ -69,6 +72,7 @@ class ResultNode:
             metric=metric,
             higher_is_better=r.higher_is_better,
             dataset=_entity(r.dataset),
+            split=r.split,
             method=_entity(r.method),
             baseline=_entity(r.baseline),
             paper=_paper(r.paper),

@@ -133,6 +133,7 @@ class Result:
     dataset: EntityRef | None = None
     method: EntityRef | None = None  # the paper's method or model the number belongs to
     baseline: EntityRef | None = None  # what it is compared with, when stated
+    split: str | None = None  # the dataset's split or resolution when stated ("test-dev", "256x256")
 
 
 @dataclass(frozen=True, slots=True)

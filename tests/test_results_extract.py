@@ -18,6 +18,7 @@ KEYS = [
     "dataset",
     "method",
     "baseline",
+    "split",
     "evidence",
     "start",
     "end",
@@ -270,3 +271,17 @@ def test_enumerators_and_bounds_are_not_scores(extractor: Extractor) -> None:
         "Feldman proved that many points are necessary (where ε > 0 is the accuracy parameter)."
     )
     assert results(extractor, text) == []
+
+
+def test_a_resolution_after_the_dataset_is_its_split(extractor: Extractor) -> None:
+    r = one(results(extractor, "ZetaNet reaches an FID of 1.58 on ImageNet 256×256."), 1.58)
+    assert (r["metric"], r["dataset"], r["split"]) == ("Frechet Inception Distance", "ImageNet", "256x256")
+
+
+def test_a_named_split_after_the_dataset_is_kept(extractor: Extractor) -> None:
+    r = one(results(extractor, "ZetaNet reaches 84.3% top-1 accuracy on the ImageNet validation set."), 84.3)
+    assert (r["dataset"], r["split"]) == ("ImageNet", "val")
+
+
+def test_no_split_when_none_is_stated(extractor: Extractor) -> None:
+    assert one(results(extractor, "ZetaNet reaches 90.1% accuracy on CIFAR-10."), 90.1)["split"] is None

@@ -97,3 +97,12 @@ def test_direction_is_written_on_the_metric_in_the_entities_graph() -> None:
     }
     assert dirs == {BASE + "metric/top-1-accuracy": "true", BASE + "metric/speedup": "true"}
     assert {q.graph_name.value for q in mapped.shared} == {IRIS.entities_graph}
+
+
+def test_a_stated_split_is_kept_on_the_result_node_and_conforms() -> None:
+    ex = _extraction()
+    split = Result(84.3, "%", "absolute", ACC, _ev("84.3%"), dataset=IMAGENET, split="val")
+    ex = Extraction(ex.paper, ex.links, extractor_version="0.3.0", results=(split,))
+    quads = GraphMapper(IRIS).paper_quads(ex)
+    assert [q.object.value for q in quads if q.predicate.value == KG + "datasetSplit"] == ["val"]
+    assert validate(_graph(quads), BASE).conforms

@@ -615,6 +615,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
             ties.append((group, tie[0], tie[1]))
         tied = [v for group, _, _ in ties for v in group]
         only = list(dict.fromkeys(d.ref for d in datasets))
+        splits = _splits(text, datasets)
         for group, metric, tight in ties:
             others = [o for o in tied if o not in group]
             resp_at = text.find("respectively", group[-1].end, end) if respectively else -1
@@ -672,6 +673,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                         "kind": kind,
                         "metric": [v_metric.type, v_metric.name, v_metric.kind],
                         "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
+                        "split": None if dataset is None else splits.get(dataset),
                         "method": None if method is None else [method.type, method.name, method.kind],
                         "baseline": None
                         if baseline is None
@@ -683,6 +685,30 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                         "rule": "result-" + ("tight" if tight else "near"),
                     }
                 )
+    return out
+
+
+_RESOLUTION = re.compile(r"(\d{2,4})\s*(?:x|×|\$\\times\$|\\times)\s*(\d{2,4})")
+_SPLIT_AFTER = re.compile(
+    r"\s*(?:\(|,)?\s*(?:the\s+)?(test-dev|test-std|test|val|validation|dev|development)\b(?:\s*(?:set|split))?",
+    re.I,
+)
+_SPLIT_NAMES = {"validation": "val", "development": "dev"}
+
+
+def _splits(text: str, datasets: list[_Span]) -> dict[EntityRef, str]:
+    """The split or resolution each dataset is named with in a sentence: "ImageNet 256×256" → 256x256,
+    "COCO test-dev" → test-dev, "the ImageNet validation set" → val (the first one stated wins)."""
+    out: dict[EntityRef, str] = {}
+    for d in datasets:
+        if d.ref in out:
+            continue
+        res = _RESOLUTION.search(text, d.start, min(len(text), d.end + 14))
+        if res is not None and res.start() <= d.end + 2:
+            out[d.ref] = f"{res.group(1)}x{res.group(2)}"
+        elif (split := _SPLIT_AFTER.match(text, d.end)) is not None:
+            word = split.group(1).lower()
+            out[d.ref] = _SPLIT_NAMES.get(word, word)
     return out
 
 
@@ -710,6 +736,7 @@ def results_from_doc(doc: Doc) -> tuple[Result, ...]:
                 dataset=_ref(r["dataset"]),
                 method=_ref(r["method"]),
                 baseline=_ref(r["baseline"]),
+                split=r.get("split"),
                 evidence=Evidence(
                     sentence=text[s0:s1].strip(),
                     mention=text[r["start"] : r["end"]],
@@ -735,6 +762,7 @@ def result_json(r: Result) -> dict[str, Any]:
         "dataset": None if r.dataset is None else r.dataset.name,
         "method": None if r.method is None else r.method.name,
         "baseline": None if r.baseline is None else r.baseline.name,
+        "split": r.split,
         "evidence": r.evidence.sentence,
         "start": r.evidence.start,
         "end": r.evidence.end,

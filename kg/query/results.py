@@ -45,6 +45,7 @@ class ResultInfo:
     baseline: EntityInfo | None = None
     higher_is_better: bool | None = None
     rank: int | None = None
+    split: str | None = None  # the dataset's split or resolution, when stated
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +79,16 @@ class Comparison:
     missing: tuple[str, ...] = ()
 
 
-_Raw = tuple[str, str, str, float, str, str, str, str, int, int, float, str | None, str | None, str | None]
+_Raw = tuple[
+    str, str, str, float, str, str, str, str, int, int, float, str | None, str | None, str | None, str | None
+]
 
 _SELECT = (
-    "SELECT ?r ?p ?m ?v ?unit ?kind ?ev ?mention ?start ?end ?conf ?ds ?meth ?base WHERE {{ {scope} "
+    "SELECT ?r ?p ?m ?v ?unit ?kind ?ev ?mention ?start ?end ?conf ?ds ?meth ?base ?split WHERE {{ {scope} "
     "?r kg:metric ?m ; kg:value ?v ; kg:unit ?unit ; kg:resultKind ?kind ; kg:evidence ?ev ; "
     "kg:mention ?mention ; kg:start ?start ; kg:end ?end ; kg:confidence ?conf ; prov:wasDerivedFrom ?p . "
     "OPTIONAL {{ ?r kg:onDataset ?ds }} OPTIONAL {{ ?r kg:ofMethod ?meth }} "
-    "OPTIONAL {{ ?r kg:baseline ?base }} {extra} }}"
+    "OPTIONAL {{ ?r kg:baseline ?base }} OPTIONAL {{ ?r kg:datasetSplit ?split }} {extra} }}"
 )
 
 
@@ -108,6 +111,7 @@ def _raw(row: Row) -> _Raw | None:
         text(row, "ds"),
         text(row, "meth"),
         text(row, "base"),
+        text(row, "split"),
     )
 
 
@@ -225,6 +229,7 @@ def _infos(ctx: QueryContext, raws: Sequence[_Raw]) -> list[ResultInfo]:
                 method=ents.get(r[12]) if r[12] else None,
                 baseline=ents.get(r[13]) if r[13] else None,
                 higher_is_better=dirs.get(r[2]),
+                split=r[14],
             )
         )
     return out

@@ -93,6 +93,8 @@ def map_results(
         add(node, kg("value"), Literal(repr(float(r.value)), datatype=_DOUBLE))
         add(node, kg("unit"), Literal(r.unit))
         add(node, kg("resultKind"), Literal(r.kind))
+        if r.split:
+            add(node, kg("datasetSplit"), Literal(r.split))
         for pred, ref in (("onDataset", r.dataset), ("ofMethod", r.method), ("baseline", r.baseline)):
             if ref is not None:
                 add(node, kg(pred), NamedNode(iris.entity(ref)))
