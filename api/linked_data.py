@@ -165,6 +165,8 @@ def _curie(iri: str, pfx: dict[str, str]) -> str:
 def _term_html(t: Any, base: str, pfx: dict[str, str], labels: dict[str, str]) -> str:
     if isinstance(t, ox.NamedNode):
         text = labels.get(t.value) or _curie(t.value, pfx)
+        if not t.value.startswith((base, "http://", "https://")):  # no javascript: or data: links
+            return f"<code>{html.escape(t.value)}</code>"
         return f'<a href="{html.escape(_local(base, t.value))}">{html.escape(text)}</a>'
     if isinstance(t, ox.Literal):
         return f"<span>{html.escape(t.value)}</span>"

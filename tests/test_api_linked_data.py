@@ -213,3 +213,15 @@ def test_a_w3id_style_base_resolves_through_the_redirect_rule(tmp_path: Path) ->
         assert 'href="/dataset/agentdojo"' in page  # links stay on this server
     finally:
         next(running, None)
+
+
+def test_html_links_only_web_iris() -> None:
+    import pyoxigraph as ox
+
+    from api.linked_data import _term_html
+
+    base = "http://h/"
+    assert _term_html(ox.NamedNode("javascript:alert(1)"), base, {}, {}) == "<code>javascript:alert(1)</code>"
+    assert _term_html(ox.NamedNode("http://h/dataset/x"), base, {}, {"http://h/dataset/x": "<X>"}) == (
+        '<a href="/dataset/x">&lt;X&gt;</a>')
+    assert _term_html(ox.Literal("<b>"), base, {}, {}) == "<span>&lt;b&gt;</span>"
