@@ -14,6 +14,7 @@ from kg.extract.common import (
     CONF_PATTERN,
     CONF_WEAK,
     NAME_RE,
+    Mention,
     doc_text,
     mention,
     mentions,
@@ -136,6 +137,14 @@ class EvaluationRules:
     def _known(self, word: str) -> bool:
         return self.lexicon.lookup(word) is not None
 
+    def _datasets(self, out: list[Mention], items: list[tuple[int, int, str]], kind: str, rule: str) -> None:
+        """Dataset mentions for the listed names the vocabulary does not already know."""
+        out.extend(
+            mention(s, e, "Dataset", w, kind=kind, confidence=CONF_PATTERN, rule=rule)
+            for s, e, w in items
+            if not self._known(w)
+        )
+
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         compare: list[list[int]] = []
@@ -152,34 +161,11 @@ class EvaluationRules:
                     and m.group().endswith(("s", "a"))
                 ):
                     continue  # "on four CMORL benchmarks": a kind of benchmark, not the name of one
-                for s, e, w in items:
-                    if not self._known(w):
-                        out.append(
-                            mention(
-                                s,
-                                e,
-                                "Dataset",
-                                w,
-                                kind=_kind(m.group()),
-                                confidence=CONF_PATTERN,
-                                rule="dataset-list",
-                            )
-                        )
+                self._datasets(out, items, _kind(m.group()), "dataset-list")
             for rx in (_LIST_AFTER, _APPOS, _COORD, _LIST_BARE):
                 for m in rx.finditer(text):
-                    for s, e, w in _names(m.group(1), off + m.start(1), 1):
-                        if not self._known(w):
-                            out.append(
-                                mention(
-                                    s,
-                                    e,
-                                    "Dataset",
-                                    w,
-                                    kind=_kind(m.group()),
-                                    confidence=CONF_PATTERN,
-                                    rule="dataset-such-as",
-                                )
-                            )
+                    items = _names(m.group(1), off + m.start(1), 1)
+                    self._datasets(out, items, _kind(m.group()), "dataset-such-as")
             for m in _EVAL.finditer(text) if _UPPER_OR_DIGIT.search(text, 1) else ():
                 for s, e, w in _names(m.group(3), off + m.start(3), 2):
                     if not self._known(w):
