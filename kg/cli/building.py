@@ -80,6 +80,8 @@ def build(
                     stored = _store_stats(st, base_iri)
                 finally:
                     st.close()
+        except typer.Exit:
+            raise  # open_or_fail has printed its one line (typer.Exit is a RuntimeError too)
         except (StoreError, OSError, RuntimeError) as exc:  # RuntimeError: kg.cluster.ClusterError
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     _print_summary(summary, tick, stored, out or store)
