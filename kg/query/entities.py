@@ -190,8 +190,8 @@ def _page_from_buckets(ctx: QueryContext, type_: EntityType | None, first: int,
     queue = sorted(by_count, reverse=True)
     position, last = 0, None
     if after:
-        neg, iri0 = cursor.decode("e", after, (int, str))
-        last = (-neg, iri0)
+        count, iri0 = cursor.decode("e", after, (int, str))
+        last = (count, iri0)
         position = sum(sizes[n] for n in queue if n > last[0])
         queue = [n for n in queue if n <= last[0]]
     chosen: list[tuple[int, str]] = []
@@ -212,7 +212,8 @@ def _page_from_buckets(ctx: QueryContext, type_: EntityType | None, first: int,
     chosen = chosen[:first]
     infos = entities_by_iris(ctx, [iri for _, iri in chosen])
     items = tuple(infos[iri] for _, iri in chosen if iri in infos)
-    cursors = tuple(cursor.encode("e", [-n, iri]) for n, iri in chosen if iri in infos)
+    # the same cursor as the graph path below ([paper count, IRI]): a cursor outlives a migration or a backend
+    cursors = tuple(cursor.encode("e", [n, iri]) for n, iri in chosen if iri in infos)
     return Page(items, total, position + first < total, cursors[-1] if cursors else None, cursors)
 
 
