@@ -111,6 +111,12 @@ def loads() -> int:
     return _LOADS[0]
 
 
+def warm(base_iri: str, with_recogniser: bool = True) -> int:
+    """Make sure this worker's extractor is loaded (waiting for a load under way); how many loads it took."""
+    worker_extractor(base_iri, with_recogniser)
+    return loads()
+
+
 def worker_extractor(base_iri: str, with_recogniser: bool = True) -> Extractor:
     """This process's extractor for `base_iri`, loaded on first use and kept (one load per worker)."""
     key = (base_iri, with_recogniser)
