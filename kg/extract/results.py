@@ -162,7 +162,11 @@ class _Value:
     from_start: int | None = None  # "from A to B": where "from A" starts (ties before look from there)
 
 
-@Language.factory("paperkg_results")
+@Language.factory(
+    "paperkg_results",
+    requires=["doc._.kg_entities", "doc._.kg_mentions", "doc._.kg_title_end"],
+    assigns=["doc._.kg_results"],
+)
 def make_results(nlp: Language, name: str) -> ResultFinder:
     return ResultFinder()
 
