@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
@@ -64,7 +65,9 @@ class GraphQLApp(GraphQL[ApiContext, None]):
         mark(request, result)  # a request error (no data, no path) is a 400 under graphql-response+json
         return await super().process_result(request, result)
 
-    async def get_context(self, request: Request, response: Response) -> ApiContext:  # type: ignore[override]
+    async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> ApiContext:
+        if not isinstance(request, Request) or not isinstance(response, Response):
+            raise TypeError("the API serves GraphQL over HTTP only (no subscriptions)")
         return ApiContext(request, response, self.ctx, self.settings, self.writer)
 
     async def render_graphql_ide(self, request: Request) -> Response:

@@ -50,8 +50,8 @@ def export(
             from kg.graphio import export as export_graph
             from kg.query import QueryContext
 
-            g = export_graph(QueryContext.open(st, base_iri), fmt, output,  # type: ignore[arg-type]
-                             unlinked=unlinked)
+            assert output is not None  # refused above
+            g = export_graph(QueryContext.open(st, base_iri), fmt, output, unlinked=unlinked)
             err.print(f"wrote {g.number_of_nodes()} nodes and {g.number_of_edges()} edges to {output}")
         elif output is None:
             st.dump(sys.stdout.buffer, fmt)
@@ -82,9 +82,8 @@ def export_format(fmt: str | None, output: Path | None) -> str:
                  f"({'|'.join(EXPORT_FORMATS + GRAPH_FORMATS)}) or use a known extension")
         return implied or "turtle"
     fmt = fmt.lower()
-    if implied is not None and implied != fmt:
-        fail(f"--format {fmt} does not match {output.name!r} (a {implied} file name); "  # type: ignore[union-attr]
-             "change one of them")
+    if output is not None and implied is not None and implied != fmt:
+        fail(f"--format {fmt} does not match {output.name!r} (a {implied} file name); change one of them")
     return fmt
 
 
