@@ -80,7 +80,7 @@ def make_store(n: int) -> dict[str, Any]:
     return res
 
 
-def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
+def measure(n: int, rounds: int, with_aggregates: bool, store: Any) -> dict[str, Any]:
     import kg.query.counts as counts
     import kg.query.entities as entities_mod
     import kg.query.stats as stats_mod
@@ -92,7 +92,6 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     from kg.rdf.iris import Iris
     from kg.rdf.mapping import GraphMapper
     from kg.settings import Settings
-    from kg.store.embedded import EmbeddedStore
     from kg.write import write_extractions
 
     real, real_carry = counts.globals_of, write_mod.carry_over
@@ -101,7 +100,6 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
         mod.globals_of = real if with_aggregates else off  # type: ignore[attr-defined]
     # before: every cache dropped at each write
     write_mod.carry_over = real_carry if with_aggregates else (lambda *a: None)  # type: ignore[assignment]
-    store = EmbeddedStore(str(store_path(n)), base_iri=BASE)
     ctx = QueryContext.open(store, BASE, timeout_s=120)
     settings = Settings(store=store.location, base_iri=BASE)
     schema = build_schema(settings)
@@ -149,7 +147,6 @@ def measure(n: int, rounds: int, with_aggregates: bool) -> dict[str, Any]:
     bench_ids = [f"bench-{with_aggregates}-{j}" for j in range(1, k + 1)]
     delete_papers(store, Iris(BASE), bench_ids, index=ctx.index)
     out["write_ms_p50"] = pct(write_ms, 50)
-    store.close()
     for mod in (counts, entities_mod, stats_mod):
         mod.globals_of = real  # type: ignore[attr-defined]
     write_mod.carry_over = real_carry
@@ -166,8 +163,13 @@ def main() -> None:
     a = ap.parse_args()
     made = make_store(a.papers)
     print(f"store: {made}", flush=True)
+    from kg.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(str(store_path(a.papers)), base_iri=BASE)  # one store for both modes
     res = {"papers": a.papers, "rounds": a.rounds, "store": made,
-           "aggregates": measure(a.papers, a.rounds, True), "computed": measure(a.papers, a.rounds, False)}
+           "aggregates": measure(a.papers, a.rounds, True, store),
+           "computed": measure(a.papers, a.rounds, False, store)}
+    store.close()
     res["ratio_cold_p50"] = {q: res["computed"][q]["cold_p50"] / max(res["aggregates"][q]["cold_p50"], 1e-9)
                              for q in QUERIES}
     out = Path(a.out)
