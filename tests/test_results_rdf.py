@@ -37,6 +37,12 @@ def _extraction() -> Extraction:
     return Extraction(paper, links, extractor_version="0.2.0", results=results)
 
 
+def _v(term: object) -> str:
+    """The lexical form of an IRI, blank node or literal (narrows pyoxigraph's term union)."""
+    assert isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal), term
+    return term.value
+
+
 def _graph(quads: list[ox.Quad]) -> rdflib.Dataset:
     ds = rdflib.Dataset()
     ds.parse(data="".join(f"{q} .\n" for q in quads), format="nquads")
@@ -49,20 +55,20 @@ def test_result_nodes_in_the_paper_graph() -> None:
     results = {
         q.subject
         for q in mapped.quads
-        if q.predicate.value.endswith("rdf-syntax-ns#type") and q.object.value == KG + "Result"
+        if q.predicate.value.endswith("rdf-syntax-ns#type") and _v(q.object) == KG + "Result"
     }
     assert len(results) == 2
     by = {(q.subject, q.predicate.value): q.object for q in mapped.quads}
-    acc = next(r for r in results if by[(r, KG + "unit")].value == "%")
+    acc = next(r for r in results if _v(by[(r, KG + "unit")]) == "%")
     assert all(q.graph_name == paper_graph for q in mapped.quads if q.subject == acc)
-    assert by[(acc, KG + "metric")].value == BASE + "metric/top-1-accuracy"
-    assert by[(acc, KG + "onDataset")].value == BASE + "dataset/imagenet"
-    assert by[(acc, KG + "ofMethod")].value == BASE + "method/zetanet"
+    assert _v(by[(acc, KG + "metric")]) == BASE + "metric/top-1-accuracy"
+    assert _v(by[(acc, KG + "onDataset")]) == BASE + "dataset/imagenet"
+    assert _v(by[(acc, KG + "ofMethod")]) == BASE + "method/zetanet"
     assert by[(acc, KG + "value")] == ox.Literal(
         "84.3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#double")
     )
-    assert (acc, KG + "resultKind") in by and by[(acc, KG + "mention")].value == "84.3%"
-    types = {q.object.value for q in mapped.quads if q.subject == acc and q.predicate.value.endswith("#type")}
+    assert (acc, KG + "resultKind") in by and _v(by[(acc, KG + "mention")]) == "84.3%"
+    types = {_v(q.object) for q in mapped.quads if q.subject == acc and q.predicate.value.endswith("#type")}
     assert MLS + "ModelEvaluation" in types
     assert (ox.NamedNode(IRIS.paper("p1")), KG + "reportsResult") in {
         (q.subject, q.predicate.value) for q in mapped.quads
@@ -92,11 +98,9 @@ def test_metric_direction_from_vocabulary_and_names() -> None:
 
 def test_direction_is_written_on_the_metric_in_the_entities_graph() -> None:
     mapped = GraphMapper(IRIS).map(_extraction())
-    dirs = {
-        q.subject.value: q.object.value for q in mapped.shared if q.predicate.value == KG + "higherIsBetter"
-    }
+    dirs = {_v(q.subject): _v(q.object) for q in mapped.shared if q.predicate.value == KG + "higherIsBetter"}
     assert dirs == {BASE + "metric/top-1-accuracy": "true", BASE + "metric/speedup": "true"}
-    assert {q.graph_name.value for q in mapped.shared} == {IRIS.entities_graph}
+    assert {_v(q.graph_name) for q in mapped.shared} == {IRIS.entities_graph}
 
 
 def test_a_stated_split_is_kept_on_the_result_node_and_conforms() -> None:
@@ -104,5 +108,5 @@ def test_a_stated_split_is_kept_on_the_result_node_and_conforms() -> None:
     split = Result(84.3, "%", "absolute", ACC, _ev("84.3%"), dataset=IMAGENET, split="val")
     ex = Extraction(ex.paper, ex.links, extractor_version="0.3.0", results=(split,))
     quads = GraphMapper(IRIS).paper_quads(ex)
-    assert [q.object.value for q in quads if q.predicate.value == KG + "datasetSplit"] == ["val"]
+    assert [_v(q.object) for q in quads if q.predicate.value == KG + "datasetSplit"] == ["val"]
     assert validate(_graph(quads), BASE).conforms
