@@ -46,7 +46,7 @@ def get(server: Server, query: str, accept: str = "", **params: str | list[str])
 
 
 def count(server: Server, query: str, **params: str | list[str]) -> int:
-    r = get(server, query, **params)
+    r = get(server, query, "", **params)
     assert r.status_code == 200, r.text
     return int(r.json()["results"]["bindings"][0]["n"]["value"])
 
@@ -253,15 +253,21 @@ def test_sparqlwrapper_select_ask_construct_and_a_default_graph(server: Server) 
             assert isinstance(converted, bytes) and converted.decode().splitlines()[1] == "seed-01"
     sw.setReturnFormat(JSON)
     sw.setQuery(KG + "ASK { ?p a kg:Paper }")
-    assert sw.query().convert()["boolean"] is True
+    asked = sw.query().convert()
+    assert isinstance(asked, dict)
+    assert asked["boolean"] is True
     sw.setQuery(f"CONSTRUCT {{ <{IMAGENET}> ?p ?o }} WHERE {{ <{IMAGENET}> ?p ?o }}")
     sw.setReturnFormat(TURTLE)
-    g = rdflib.Graph().parse(data=sw.query().convert(), format="turtle")
+    constructed = sw.query().convert()
+    assert isinstance(constructed, bytes | str)
+    g = rdflib.Graph().parse(data=constructed, format="turtle")
     assert (rdflib.URIRef(IMAGENET), rdflib.RDF.type, rdflib.URIRef(BASE + "ontology#Dataset")) in g
     one = SPARQLWrapper(server.url + "/sparql", defaultGraph=PAPER_GRAPH)
     one.setQuery("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")
     one.setReturnFormat(JSON)
-    n = one.query().convert()["results"]["bindings"][0]["n"]["value"]
+    counted = one.query().convert()
+    assert isinstance(counted, dict)
+    n = counted["results"]["bindings"][0]["n"]["value"]
     assert int(n) == graph_size(server, PAPER_GRAPH)
 
 
