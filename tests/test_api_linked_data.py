@@ -147,14 +147,20 @@ def test_root_describes_the_service(base: str) -> None:
     assert (ds, VOID.sparqlEndpoint, rdflib.URIRef(base + "sparql")) in g
 
 
+def _int(node: rdflib.term.Node | None) -> int:
+    """An integer literal's value (narrows Graph.value's Optional node)."""
+    assert isinstance(node, rdflib.Literal), node
+    return int(node)
+
+
 def test_void_counts_and_endpoints(base: str) -> None:
     g = rdflib.Graph().parse(base + ".well-known/void")
     ds = rdflib.URIRef(base)
     kg = rdflib.Namespace(base + "ontology#")
     assert (ds, VOID.dataDump, rdflib.URIRef(base + "export?format=nquads")) in g
-    triples = int(g.value(ds, VOID.triples))
+    triples = _int(g.value(ds, VOID.triples))
     assert triples > 1000
-    papers = next(int(g.value(p, VOID.entities)) for p in g.objects(ds, VOID.classPartition)
+    papers = next(_int(g.value(p, VOID.entities)) for p in g.objects(ds, VOID.classPartition)
                   if g.value(p, VOID["class"]) == kg.Paper)
     assert papers == 19
     r = httpx.get(base + "sparql", params={"query": f"SELECT (COUNT(*) AS ?n) {{ ?p a <{kg.Paper}> }}"})
