@@ -8,6 +8,7 @@ from fixtures_api import BASE, store_from
 
 from kg.query import BadCursor, QueryContext
 from kg.query import results as qr
+from kg.query.model import Page
 from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Result
 
 IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
@@ -101,7 +102,7 @@ def ctx() -> QueryContext:
     return QueryContext.open(store_from(papers), BASE)
 
 
-def rows(page: qr.Page[qr.ResultInfo]) -> list[tuple[str, str, float, str, int | None]]:
+def rows(page: Page[qr.ResultInfo]) -> list[tuple[str, str, float, str, int | None]]:
     return [(r.paper.id, r.metric.name, r.value, r.kind, r.rank) for r in page.items]
 
 
