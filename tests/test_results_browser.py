@@ -96,7 +96,7 @@ def page(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]
             ctx = browser.new_context(
                 viewport={"width": 1400, "height": 900}, bypass_csp=True, accept_downloads=True
             )
-            p = ctx.new_page()
+            p: Any = ctx.new_page()  # Any: the fixture hangs the collected errors on it
             p.set_default_timeout(TIMEOUT_MS)
             p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
             p.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
