@@ -23,7 +23,9 @@ def nlp() -> Language:
 def test_every_component_declares_what_it_reads_and_writes_and_the_order_satisfies_it(nlp: Language) -> None:
     ours = [name for name in nlp.pipe_names if name.startswith("paperkg_")]
     assert all(nlp.get_pipe_meta(name).assigns for name in ours)
-    assert nlp.analyze_pipes(pretty=False)["problems"] == {name: [] for name in nlp.pipe_names}
+    analysis = nlp.analyze_pipes(pretty=False)
+    assert analysis is not None
+    assert analysis["problems"] == {name: [] for name in nlp.pipe_names}
 
 
 def test_pipeline_runs_only_needed_pipes(nlp: Language) -> None:
