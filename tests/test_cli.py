@@ -144,7 +144,10 @@ def test_shards_load_into_the_same_graph_as_a_direct_build(tmp_path: Path) -> No
     kg("load", shard, "--store", loaded)
     a = kg("export", "--format", "nquads", "--store", direct).stdout.splitlines()
     b = kg("export", "--format", "nquads", "--store", loaded).stdout.splitlines()
-    paper_quads = lambda lines: sorted(x for x in lines if "/graph/paper/" in x)  # noqa: E731
+
+    def paper_quads(lines: list[str]) -> list[str]:
+        return sorted(x for x in lines if "/graph/paper/" in x)
+
     assert paper_quads(a) == paper_quads(b)
 
 
