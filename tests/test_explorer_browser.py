@@ -85,7 +85,7 @@ def big_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from dataclasses import replace
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from synth import synth_extractions  # type: ignore[import-not-found]
+    from synth import synth_extractions
 
     from kg.build import ensure_schema, write_extractions
     from kg.rdf.iris import Iris
