@@ -1,6 +1,6 @@
 """kg.rdf.mapping: what one paper's named graph contains."""
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -21,8 +21,14 @@ IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
 EV = Evidence("We evaluate QuuxNet on ImageNet256×256.", "ImageNet256×256", 23, 38, 0.9, rule="vocab")
 
 
+def _v(term: object) -> str:
+    """The lexical form of an IRI, blank node or literal (narrows pyoxigraph's term union)."""
+    assert isinstance(term, NamedNode | BlankNode | Literal), term
+    return term.value
+
+
 def quads(ex: Extraction) -> set[tuple[str, str, str]]:
-    return {(q.subject.value, q.predicate.value, str(q.object)) for q in GraphMapper(IRIS).paper_quads(ex)}
+    return {(_v(q.subject), q.predicate.value, str(q.object)) for q in GraphMapper(IRIS).paper_quads(ex)}
 
 
 def test_paper_and_links_live_in_the_paper_graph() -> None:
@@ -35,7 +41,7 @@ def test_entity_descriptions_live_in_the_shared_entities_graph() -> None:
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, EV),), extractor_version="1")
     mapped = GraphMapper(IRIS).map(ex)
     assert {q.graph_name for q in mapped.shared} == {NamedNode(BASE + "graph/entities")}
-    assert {q.subject.value for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1",
+    assert {_v(q.subject) for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1",
                                                         BASE + "rule/vocab/1"}
 
 
@@ -45,7 +51,7 @@ def test_no_triple_is_stored_in_two_graphs() -> None:
     mapped = GraphMapper(IRIS).map(ex)
     own = {q.triple for q in mapped.quads}
     assert not own & {q.triple for q in mapped.shared}
-    assert all(q.subject.value != BASE + "extractor/1" for q in mapped.quads)
+    assert all(_v(q.subject) != BASE + "extractor/1" for q in mapped.quads)
 
 
 def test_link_is_a_direct_triple() -> None:
