@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 from fixtures_api import BASE, gold_extractions
+from pyoxigraph import Quad
 
 import kg.query as q
 from kg.build import ensure_schema
@@ -91,7 +92,7 @@ def test_counts_follow_adds_replaces_and_deletes(store: EmbeddedStore) -> None:
 def test_a_store_filled_another_way_is_answered_from_the_graph_then_counted(store: EmbeddedStore) -> None:
     exs = years(gold_extractions())
     mapper = GraphMapper(IRIS)
-    graphs: dict[str, list] = {}
+    graphs: dict[str, list[Quad]] = {}
     for ex in exs[:12]:
         m = mapper.map(ex)
         graphs[m.graph] = m.quads
