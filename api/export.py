@@ -13,16 +13,9 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
 from kg.query import QueryContext
 from kg.query.sparql import iri_or_none, values
-from kg.store.formats import prefixes, rdf_format
+from kg.store.formats import FORMAT_NAMES, prefixes, rdf_format
 
-MEDIA = {
-    "turtle": "text/turtle",
-    "nt": "application/n-triples",
-    "jsonld": "application/ld+json",
-    "trig": "application/trig",
-    "nquads": "application/n-quads",
-    "xml": "application/rdf+xml",
-}
+MEDIA = {name: rdf_format(name).media_type for name in FORMAT_NAMES}  # pyoxigraph names the media types
 _CHUNK = 1 << 16
 
 

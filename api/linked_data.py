@@ -39,8 +39,6 @@ OFFERED = (*RDF_TYPES, "text/html")  # Turtle for `*/*`; browsers ask for text/h
 _FORMAT = {"turtle": "text/turtle", "ttl": "text/turtle", "nt": "application/n-triples",
            "jsonld": "application/ld+json", "xml": "application/rdf+xml", "rdf": "application/rdf+xml",
            "html": "text/html"}
-_OX = {"text/turtle": ox.RdfFormat.TURTLE, "application/n-triples": ox.RdfFormat.N_TRIPLES,
-       "application/rdf+xml": ox.RdfFormat.RDF_XML}
 _LABEL_PREDICATES = (SKOS + "prefLabel", DCTERMS + "title", RDFS + "label")
 
 
@@ -248,7 +246,9 @@ def _answer(iri: str, triples: list[ox.Triple], media: str, base: str, request: 
     if media == "application/ld+json":
         body = _jsonld(triples, base, str(request.base_url) + "context.jsonld")
     else:
-        body = ox.serialize(triples, format=_OX[media], prefixes=prefixes(base)) or b""
+        fmt = ox.RdfFormat.from_media_type(media)  # one of RDF_TYPES: Turtle, N-Triples or RDF/XML here
+        assert fmt is not None
+        body = ox.serialize(triples, format=fmt, prefixes=prefixes(base)) or b""
     charset = "; charset=utf-8" if media in ("text/turtle", "application/n-triples") else ""
     return Response(body, media_type=media + charset, headers=headers)
 

@@ -26,13 +26,16 @@ from kg.store.formats import prefixes
 from kg.store.types import BadQuery, Row, Store, StoreError, TooManyRows
 
 Reply = tuple[int, str, bytes]  # HTTP status, media type, body
-_RDF_FORMATS = {
-    "text/turtle": ox.RdfFormat.TURTLE,
-    "application/n-triples": ox.RdfFormat.N_TRIPLES,
-    "application/ld+json": ox.RdfFormat.JSON_LD,
-    "application/rdf+xml": ox.RdfFormat.RDF_XML,
-}
 _FORM = "application/x-www-form-urlencoded"
+
+
+def _rdf_format(media: str) -> ox.RdfFormat:
+    """pyoxigraph's format for a negotiated graph media type (GRAPH_TYPES are all RDF media types)."""
+    fmt = ox.RdfFormat.from_media_type(media)
+    if fmt is None:
+        raise ValueError(f"not an RDF media type: {media}")
+    return fmt
+
 _DIRECT = "application/sparql-query"
 _UPDATE = "application/sparql-update"
 _READ_ONLY = "this endpoint is read-only: updates are refused"
@@ -205,7 +208,7 @@ def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
         triples = list(dict.fromkeys(triples))  # an RDF graph is a set
         if len(triples) > cap:
             raise TooManyRows(f"query returned more than {cap} triples; add a LIMIT or narrow it")
-        body = ox.serialize(triples, format=_RDF_FORMATS[media], prefixes=prefixes(base_iri))
+        body = ox.serialize(triples, format=_rdf_format(media), prefixes=prefixes(base_iri))
         return 200, media, body or b""
     except Refused as exc:
         return _plain(exc.status, str(exc))
@@ -260,4 +263,4 @@ def service_description(store: Store, settings: Any, request: Request) -> Reply:
         *(ox.Triple(me, n(SD + "resultFormat"), n(FORMATS + f)) for f in _RESULT_FORMATS),
     ]
     pfx = {"sd": SD, "formats": FORMATS, "rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
-    return 200, media, ox.serialize(triples, format=_RDF_FORMATS[media], prefixes=pfx) or b""
+    return 200, media, ox.serialize(triples, format=_rdf_format(media), prefixes=pfx) or b""

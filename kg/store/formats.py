@@ -18,6 +18,9 @@ _ALIASES = {"ttl": "turtle", "ntriples": "nt", "n-triples": "nt", "nq": "nquads"
             "json-ld": "jsonld", "rdfxml": "xml", "rdf/xml": "xml", "rdf": "xml"}
 
 
+FORMAT_NAMES = tuple(_FORMATS)
+
+
 def rdf_format(name: str) -> ox.RdfFormat:
     """The pyoxigraph format for a paperkg format name; ValueError names the accepted ones."""
     key = _ALIASES.get(name.lower(), name.lower())
