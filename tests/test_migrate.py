@@ -133,7 +133,7 @@ def test_migrated_papers_carry_the_version_of_their_links_agent(tmp_path: Path) 
 
 def _synthetic_v1_store(loc: Path, n: int) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
-    from synth import synth_extractions  # type: ignore[import-not-found]
+    from synth import synth_extractions
 
     from kg.build import ensure_schema, write_extractions
     from kg.rdf.iris import Iris
@@ -147,13 +147,19 @@ def _synthetic_v1_store(loc: Path, n: int) -> None:
     assert downgrade_to_v1(loc) == n
 
 
+def _v(term: object) -> str:
+    """The lexical form of an IRI, blank node or literal (narrows pyoxigraph's term union)."""
+    assert isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal), term
+    return term.value
+
+
 def _migrated(loc: Path) -> tuple[int, int, list[str]]:
     """(papers, papers with kg:extractorVersion, format stamps) read straight from the RocksDB files."""
     raw = ox.Store.read_only(str(loc))
     total = len({q.graph_name for q in raw.quads_for_pattern(
         None, ox.NamedNode("http://purl.org/dc/terms/identifier"), None, None)})
     done = sum(1 for _ in raw.quads_for_pattern(None, EXTRACTOR_VERSION, None, None))
-    stamps = [q.object.value for q in raw.quads_for_pattern(META, FORMAT, None, META)]
+    stamps = [_v(q.object) for q in raw.quads_for_pattern(META, FORMAT, None, META)]
     del raw
     return total, done, stamps
 
@@ -224,22 +230,26 @@ def fatten_to_format_2(path: Path) -> int:
         new.append(ox.Quad(p, n(rdf + "type"), n("https://schema.org/ScholarlyArticle"), g))
         for q in store.quads_for_pattern(p, n("http://purl.org/ontology/bibo/authorList"), None, g):
             old.append(q)
-            for m in store.quads_for_pattern(q.object, None, None, g):  # type: ignore[arg-type]
+            assert isinstance(q.object, ox.NamedNode | ox.BlankNode)
+            for m in store.quads_for_pattern(q.object, None, None, g):
                 old.append(m)
                 new.append(ox.Quad(p, n(dc + "creator"), m.object, g))
     for node in nodes:
         props = {q.predicate.value: q for q in store.quads_for_pattern(node, None, None, None)}
         g = props[kgns + "span"].graph_name
-        paper = n(node.value.partition("/link/")[0])
-        field, ss, se, ms, me = props[kgns + "span"].object.value.split()
-        text = next(store.quads_for_pattern(paper, n(dc + field), None, g)).object.value
-        given = {k: props[kgns + k].object.value for k in ("evidence", "mention") if kgns + k in props}
+        paper = n(_v(node).partition("/link/")[0])
+        field, ss, se, ms, me = _v(props[kgns + "span"].object).split()
+        text = _v(next(store.quads_for_pattern(paper, n(dc + field), None, g)).object)
+        given = {k: _v(props[kgns + k].object) for k in ("evidence", "mention") if kgns + k in props}
         sentence = given.get("evidence", text[int(ss) if ss != "-" else 0:int(se) if se != "-" else 0])
         mention = given.get("mention", text[int(ms):int(me)])
-        rule = rule_props[props[kgns + "by"].object]  # type: ignore[index]
+        by = props[kgns + "by"].object
+        assert isinstance(by, ox.NamedNode | ox.BlankNode)
+        rule = rule_props[by]
         old += [props[kgns + k] for k in ("span", "by", "evidence", "mention") if kgns + k in props]
         subject = props[rdf + "subject"].object if rdf + "subject" in props else paper
         int_t = n("http://www.w3.org/2001/XMLSchema#integer")
+        values: list[tuple[str, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple]]
         values = [(rdf + "type", n(kgns + "Link")), (kgns + "mention", ox.Literal(mention)),
                   (kgns + "evidence", ox.Literal(sentence)), (kgns + "field", ox.Literal(field)),
                   (kgns + "start", ox.Literal(ms, datatype=int_t)),
@@ -250,7 +260,7 @@ def fatten_to_format_2(path: Path) -> int:
             values.append((rdf + "subject", subject))
         if kgns + "rule" in rule:
             values.append((kgns + "rule", rule[kgns + "rule"]))
-        new += [ox.Quad(node, n(k), v, g) for k, v in values]  # type: ignore[arg-type]
+        new += [ox.Quad(node, n(k), v, g) for k, v in values]
     for q in old:
         store.remove(q)
     store.extend(new)
