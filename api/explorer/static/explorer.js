@@ -819,7 +819,7 @@
     if (location.hash) readHash(); else setStatus("Search for a paper, dataset, method, task…");
   }
 
-  Object.assign(api, { show, expand, openPanel, ask, download, svgOfView, graphmlOfView,
+  Object.assign(api, { show, expand, openPanel, ask, download, svgOfView, graphmlOfView, gql,
                        visibleNodeIds: () => nodeView.getIds() });
   window.kgExplorer = api;
   start();

@@ -17,17 +17,7 @@
     results { value unit kind evidence metric { name } dataset { name } } } }`;
   const ROWS = ["tasks", "datasets", "methods", "models", "metrics"];
 
-  async function gql(query, variables) {
-    const res = await fetch("/graphql", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = await res.json().catch(() => ({}));
-    if (body.errors && body.errors.length) throw new Error(body.errors.map((e) => e.message).join("; "));
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    return body.data;
-  }
+  const gql = (query, variables) => window.kgExplorer.gql(query, variables);  // the explorer's one client
 
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
