@@ -38,6 +38,7 @@ def alter(i: int, ex: Extraction) -> Extraction:
 def triples(ex: Extraction) -> set[tuple[str, str, str, str]]:
     """(subject, relation, object, object type) of every link, straight from the Extraction records."""
     paper = IRIS.paper(ex.paper.id)
+    out: set[tuple[str, str, str, str]]
     out = {(paper, x.relation, IRIS.entity(x.entity), x.entity.type) for x in ex.links}
     out |= {(IRIS.entity(r.subject), r.relation, IRIS.entity(r.object), r.object.type) for r in ex.relations}
     return out
@@ -72,7 +73,7 @@ def expected_diff(exs: list[Extraction], alt: list[Extraction]) -> dict[str, Any
     lost: Counter[str] = Counter()
     names = {IRIS.entity(x.entity): x.entity.name for ex in exs for x in ex.links}
     names[IRIS.entity(BOGUS)] = BOGUS.name
-    changed = []
+    changed: list[dict[str, Any]] = []
     for new, old in zip(exs, alt, strict=True):
         plus, minus = triples(new) - triples(old), triples(old) - triples(new)
         added.update((r, t) for _, r, _, t in plus)
