@@ -58,7 +58,11 @@ def papers_using(graph: rdflib.Graph, label: str) -> set[str]:
         initNs={"skos": rdflib.SKOS, "dcterms": rdflib.DCTERMS},
         initBindings={"label": rdflib.Literal(label)},
     )
-    return {str(r[0]) for r in rows}  # type: ignore[index]
+    out: set[str] = set()
+    for r in rows:
+        assert isinstance(r, rdflib.query.ResultRow)  # a SELECT yields rows (narrows the bool/triple union)
+        out.add(str(r[0]))
+    return out
 
 
 @pytest.mark.parametrize("dataset", ["ImageNet", "UCF101", "AgentDojo", "CIFAR-10-LT", "GenImage", "ETTh2"])
