@@ -183,7 +183,7 @@ def serve(store: EmbeddedStore, **settings: Any) -> Iterator[Server]:
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120  # a hang guard, not a speed check: spawning workers is slow under load
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("test server did not start")

@@ -47,7 +47,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120  # a hang guard, not a speed check: spawning workers is slow under load
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
         time.sleep(0.02)

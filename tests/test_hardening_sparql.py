@@ -240,24 +240,32 @@ HEAVY = BOUNDED + RUNAWAY
 
 
 def start_server(store: Path, timeout_s: float) -> tuple[subprocess.Popen[bytes], str]:
-    """`kg serve` over `store` in its own process, with `timeout_s` per query and a 1,000-row cap."""
-    port = free_port()
+    """`kg serve` over `store` in its own process, with `timeout_s` per query and a 1,000-row cap. A free
+    port can be taken by another program before the server binds it: then it exits, and we try another."""
     env = {**os.environ, "KG_QUERY_TIMEOUT": str(timeout_s), "KG_SPARQL_ROW_CAP": "1000"}
     env.pop("KG_API_TOKEN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store),
-                             "--host", "127.0.0.1", "--port", str(port), "--no-sample"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "kg serve did not start"
-        time.sleep(0.1)
-    return proc, url
+    logs: list[Path] = []
+    for attempt in range(3):
+        port = free_port()
+        log = store.parent / f"serve-{attempt}.log"
+        logs.append(log)
+        with open(log, "wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store),
+                                     "--host", "127.0.0.1", "--port", str(port), "--no-sample"], cwd=ROOT,
+                                    env=env, stdout=subprocess.DEVNULL, stderr=err)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 180  # a hang guard, not a speed check
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                    return proc, url
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        proc.kill()
+        proc.wait()
+    tails = " | ".join(p.read_text(errors="replace")[-300:] for p in logs)
+    raise AssertionError(f"kg serve did not start: {tails}")
 
 
 def heavy_store(tmp_path_factory: pytest.TempPathFactory) -> Path:

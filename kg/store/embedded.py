@@ -174,6 +174,10 @@ class EmbeddedStore:
                     ox.Store(self.location).flush()  # reopened and closed at once: obsolete logs go
             else:
                 self._store.flush()
+        if self.location != "memory:":
+            # release the directory now, not when the last reference (a cache, a view) goes away: another
+            # process may open it next
+            self._store = ox.Store()
 
 
 def dump_dataset(store: ox.Store, out: BinaryIO, fmt: str, graph: str | None, meta: Meta,
