@@ -210,6 +210,7 @@ GERUND_TASKS = {
     "captioning": "captioning",
     "parsing": "parsing",
 }
+_GERUNDS = frozenset(GERUND_TASKS)
 _GERUND_BEFORE = frozenset(["for", "towards", "toward", ":", "of", "on"])
 _OBJECT_TAGS = frozenset(["NN", "NNS", "NNP", "NNPS", "JJ", "HYPH", "VBN"])
 _EVALUATIVE = words(
@@ -222,10 +223,9 @@ def gerund_tasks(doc: Doc, title_end: int) -> list[Mention]:
     """Tasks written as a verb and its object: "Modeling Opinion Dynamics on Graphs" (title start, after a
     colon or "for"), "a method for synthesizing medical dialogue" (after "for" in the abstract)."""
     out: list[Mention] = []
-    for tok in doc:
-        nominal = GERUND_TASKS.get(tok.lower_)
-        if nominal is None:
-            continue
+    for i in token_indices(doc, _GERUNDS):
+        tok = doc[i]
+        nominal = GERUND_TASKS[tok.lower_]
         in_title = tok.idx < title_end
         b = tok.i - 1
         if in_title and b >= 0 and doc[b].tag_ == "RB":
