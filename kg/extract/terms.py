@@ -179,18 +179,19 @@ class TermFinder:
         self.tier = tier
         self.lexicon = lexicon
 
-    def _curated(self, doc: Doc, taken: list[tuple[int, int]]) -> None:
+    def _curated(
+        self, doc: Doc, keyed: list[list[tuple[int, int, str]]], taken: list[tuple[int, int]]
+    ) -> None:
         """Curated multi-word labels written with other hyphens or spaces than the phrase matcher knows
         ("click-through-rate prediction", "pre trained language model"), found by match key over the runs."""
         if self.lexicon is None:
             return
         out, tk = mentions(doc), tokens(doc)
-        for run in doc_runs(doc):
-            spans = sorted(sub_spans(doc, run), key=lambda s: (s[0] - s[1], s[0]))
-            for a, b in spans:
+        for spans in keyed:
+            for a, b, key in spans:
                 if b - a < 2 and "-" not in tk.text[a]:
                     continue  # single words are the phrase matcher's (and ambiguous out of context)
-                entry = self.lexicon.by_key.get(span_key(tk, a, b))
+                entry = self.lexicon.by_key.get(key)
                 if entry is None or entry.case_sensitive:
                     continue
                 start = tk.idx[a]
@@ -205,21 +206,29 @@ class TermFinder:
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         taken = [(m["start"], m["end"]) for m in out if m["confidence"] >= CONF_PATTERN - 0.15]
-        self._curated(doc, taken)
+        tk = tokens(doc)
+        # per run, its sub-spans with their match keys, longest first: read by both lookups below
+        keyed = [
+            sorted(
+                ((a, b, span_key(tk, a, b)) for a, b in sub_spans(doc, run)),
+                key=lambda s: (s[0] - s[1], s[0]),
+            )
+            for run in doc_runs(doc)
+        ]
+        self._curated(doc, keyed, taken)
         if not self.tier:
             return doc
         long_forms = [(a.long_start, a.long_end) for a in doc._.kg_acronyms or []]
         found: list[Mention] = []
         title_end: int = doc._.kg_title_end or 0
-        tk = tokens(doc)
         hits: list[list[tuple[int, int, str]]] = []  # per run: the sub-spans whose key is in the tier
         counts: dict[str, int] = {}
-        for run in doc_runs(doc):
-            spans = [(a, b, key) for a, b in sub_spans(doc, run) if (key := span_key(tk, a, b)) in self.tier]
+        for run_spans in keyed:
+            spans = [s for s in run_spans if s[2] in self.tier]
             for *_, key in spans:
                 counts[key] = counts.get(key, 0) + 1
             if spans:
-                hits.append(sorted(spans, key=lambda s: (s[0] - s[1], s[0])))  # longest first
+                hits.append(spans)
         for spans in hits:
             for a, b, key in spans:
                 term = self.tier[key]
