@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from run import GQL, _args, pct  # type: ignore[import-not-found]  # noqa: E402
-from synth import synth_extractions  # type: ignore[import-not-found]  # noqa: E402
+from synth import bulk_load, synth_extractions  # type: ignore[import-not-found]  # noqa: E402
 
 from kg.settings import DEFAULT_BASE_IRI as BASE  # noqa: E402
 
@@ -59,16 +59,7 @@ def make_store(n: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     rebuild_s = 0.0
     if n > 10_000:
-        quads: list[Any] = []
-        shared: dict[Any, None] = {}
-        for ex in synth_extractions(n, SEED):
-            mapped = mapper.map(ex)
-            quads += mapped.quads
-            shared.update(dict.fromkeys(mapped.shared))
-            if len(quads) > 1_000_000:
-                store.oxigraph.bulk_extend(quads)
-                quads = []
-        store.oxigraph.bulk_extend([*quads, *shared])
+        bulk_load(store, mapper, n, SEED)
         t1 = time.perf_counter()
         rebuild_aggregates(store, Iris(BASE))
         rebuild_s = time.perf_counter() - t1

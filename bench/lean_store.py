@@ -117,7 +117,7 @@ def measure_bulk(n: int, label: str, export: bool) -> dict[str, Any]:
     """Synthetic papers mapped by GraphMapper and bulk-loaded (pyoxigraph `bulk_extend`; writing 100k papers
     through kg.write takes too long on this machine), aggregates rebuilt, the store closed (compacted)."""
     import pyoxigraph as ox
-    from synth import synth_extractions
+    from synth import bulk_load
 
     from kg.build import ensure_schema
     from kg.rdf.iris import Iris
@@ -131,16 +131,7 @@ def measure_bulk(n: int, label: str, export: bool) -> dict[str, Any]:
     ensure_schema(store, BASE)
     mapper = GraphMapper(Iris(BASE))
     t0 = time.perf_counter()
-    quads: list[Any] = []
-    shared: dict[Any, None] = {}
-    for ex in synth_extractions(n, 7):
-        mapped = mapper.map(ex)
-        quads += mapped.quads
-        shared.update(dict.fromkeys(mapped.shared))
-        if len(quads) > 1_000_000:
-            store.oxigraph.bulk_extend(quads)
-            quads = []
-    store.oxigraph.bulk_extend([*quads, *shared])
+    bulk_load(store, mapper, n, 7)
     load_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     rebuild_aggregates(store, Iris(BASE))

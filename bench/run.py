@@ -254,7 +254,7 @@ def step_make_store(n: int) -> dict[str, Any]:
     """Write `n` synthetic papers (+ schema graphs): up to 10k through the build's own write path
     (`kg.build.write_extractions`: GraphMapper + `store.replace_graphs`, 1,000 papers per transaction);
     beyond, GraphMapper + pyoxigraph `bulk_extend` (replace_graphs writes ~100 papers/s on this disk)."""
-    from synth import synth_extractions
+    from synth import bulk_load, synth_extractions
 
     from kg.build import ensure_schema, write_extractions
     from kg.rdf.iris import Iris
@@ -273,17 +273,8 @@ def step_make_store(n: int) -> dict[str, Any]:
     bulk = n > 10_000
     t0 = time.perf_counter()
     if bulk:
-        quads: list[Any] = []
-        shared: dict[Any, None] = {}
-        for ex in synth_extractions(n, SEED):
-            mapped = mapper.map(ex)
-            quads += mapped.quads
-            shared.update(dict.fromkeys(mapped.shared))
-            if len(quads) > 1_000_000:
-                store.oxigraph.bulk_extend(quads)
-                quads = []
-        store.oxigraph.bulk_extend([*quads, *shared])
-        store.replace_graphs({}, [next(iter(shared))])  # re-adds one existing quad: bumps the generation
+        one_shared = bulk_load(store, mapper, n, SEED)
+        store.replace_graphs({}, [one_shared])  # re-adds one existing quad: bumps the generation
     else:
         write_extractions(store, synth_extractions(n, SEED), mapper, batch_size=1000)
     secs = time.perf_counter() - t0

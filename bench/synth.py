@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -134,6 +135,22 @@ def synth_extractions(n: int, seed: int = 7, pool: Pool | None = None) -> Iterat
             ev = Evidence(sentence, mention, max(start, 0), max(start, 0) + len(mention), conf, rule="synth")
             out.append(Link(rel, EntityRef(etype, mention), ev))
         yield Extraction(paper, tuple(out), extractor_version="synth")
+
+
+def bulk_load(store: Any, mapper: Any, n: int, seed: int = 7) -> Any:
+    """Map `n` synthetic papers and bulk-load them into an embedded store (no transactions: a benchmark's
+    fast fill), a million quads at a time; returns one of the shared entity-description quads."""
+    quads: list[Any] = []
+    shared: dict[Any, None] = {}
+    for ex in synth_extractions(n, seed):
+        mapped = mapper.map(ex)
+        quads += mapped.quads
+        shared.update(dict.fromkeys(mapped.shared))
+        if len(quads) > 1_000_000:
+            store.oxigraph.bulk_extend(quads)
+            quads = []
+    store.oxigraph.bulk_extend([*quads, *shared])
+    return next(iter(shared))
 
 
 def _sentence_at(text: str, start: int) -> str:
