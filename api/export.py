@@ -13,9 +13,9 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
 from kg.query import QueryContext
 from kg.query.sparql import iri_or_none, values
-from kg.store.formats import FORMAT_NAMES, prefixes, rdf_format
+from kg.store.formats import FORMAT_NAMES, media_type, prefixes, rdf_format
 
-MEDIA = {name: rdf_format(name).media_type for name in FORMAT_NAMES}  # pyoxigraph names the media types
+MEDIA = {name: media_type(name) for name in FORMAT_NAMES}  # pyoxigraph names the media types
 _CHUNK = 1 << 16
 
 

@@ -25,20 +25,20 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from api.negotiation import choose
+from api.sparql_results import GRAPH_TYPES
 from kg.query import QueryContext, stats
 from kg.query.sparql import values
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, SKOS, XSD
-from kg.store.formats import prefixes
+from kg.store.formats import media_type, prefixes
 from kg.types import ENTITY_TYPES
 
 LINKS = 300  # link nodes described with a node, at most
 LABELS = 600  # nodes named by a description whose labels come along, at most
 VOID = "http://rdfs.org/ns/void#"
-RDF_TYPES = ("text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml")
+_RDF_NAMES = ("turtle", "nt", "jsonld", "xml")  # `?format=` names of the RDF answers, in order of preference
+RDF_TYPES = GRAPH_TYPES  # the SPARQL endpoint's graph types: Turtle, N-Triples, JSON-LD, RDF/XML
 OFFERED = (*RDF_TYPES, "text/html")  # Turtle for `*/*`; browsers ask for text/html by name
-_FORMAT = {"turtle": "text/turtle", "ttl": "text/turtle", "nt": "application/n-triples",
-           "jsonld": "application/ld+json", "xml": "application/rdf+xml", "rdf": "application/rdf+xml",
-           "html": "text/html"}
+_FORMAT = {name: media_type(name) for name in (*_RDF_NAMES, "ttl", "rdf")} | {"html": "text/html"}
 _LABEL_PREDICATES = (SKOS + "prefLabel", DCTERMS + "title", RDFS + "label")
 
 
@@ -216,9 +216,7 @@ def _html(iri: str, triples: list[ox.Triple], base: str, request: Request) -> by
                      f"{_term_html(o, base, pfx, labels)} <small>confidence {html.escape(conf)}</small>"
                      f"<br><q>{shown}</q></li>")
     here = request.url.path
-    alternates = [(m, f"{here}?format={f}") for f, m in (
-        ("turtle", "text/turtle"), ("nt", "application/n-triples"), ("jsonld", "application/ld+json"),
-        ("xml", "application/rdf+xml"))]
+    alternates = [(_FORMAT[f], f"{here}?format={f}") for f in _RDF_NAMES]
     formats = " · ".join(f'<a href="{html.escape(h)}">{m}</a>' for m, h in alternates)
     eid = iri[len(base):] if iri.startswith(base) else ""
     explore = (f' · <a href="/explore#node={quote(eid, safe="/")}">open in the explorer</a>'

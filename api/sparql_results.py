@@ -7,23 +7,30 @@ import io
 import json
 from xml.sax.saxutils import escape, quoteattr
 
-from pyoxigraph import BlankNode, Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode, QueryResultsFormat
 
 from api.negotiation import choose
 from kg.rdf.iris import XSD
+from kg.store.formats import media_type
 from kg.store.types import Row, Term
 
+
+def _results_type(fmt: QueryResultsFormat | None) -> str | None:
+    """pyoxigraph's media type for a results format, without the `; charset=utf-8` it adds to CSV/TSV (the
+    response adds the charset; negotiation compares bare types)."""
+    return fmt.media_type.partition(";")[0] if fmt is not None else None
+
+
 JSON, XML, CSV, TSV = (
-    "application/sparql-results+json",
-    "application/sparql-results+xml",
-    "text/csv",
-    "text/tab-separated-values",
+    str(_results_type(f))
+    for f in (QueryResultsFormat.JSON, QueryResultsFormat.XML, QueryResultsFormat.CSV, QueryResultsFormat.TSV)
 )
-# Offered per query form, in the server's order of preference; the generic aliases answer as the SPARQL type.
-_ALIASES = {"application/json": JSON, "application/xml": XML, "text/xml": XML}
+# Offered per query form, in the server's order of preference; the generic aliases (pyoxigraph reads them as
+# JSON or XML results) answer as the SPARQL type.
+_ALIASES = ("application/json", "application/xml", "text/xml")
 SELECT_TYPES = (JSON, XML, CSV, TSV, *_ALIASES)
 ASK_TYPES = SELECT_TYPES
-GRAPH_TYPES = ("text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml")
+GRAPH_TYPES = tuple(media_type(name) for name in ("turtle", "nt", "jsonld", "xml"))
 _STRING = XSD + "string"
 
 
@@ -31,7 +38,9 @@ def negotiate(accept: str | None, offered: tuple[str, ...] = SELECT_TYPES) -> st
     """The results media type the Accept header prefers (q-values honoured), JSON for no header or
     `*/*`; None when nothing offered is acceptable (the endpoint answers 406)."""
     media = choose(accept, offered)
-    return _ALIASES.get(media, media) if media is not None else None
+    if media is None:
+        return None
+    return _results_type(QueryResultsFormat.from_media_type(media)) or media
 
 
 def _json_term(t: Term) -> dict[str, str]:

@@ -30,6 +30,11 @@ def rdf_format(name: str) -> ox.RdfFormat:
         raise ValueError(f"unknown RDF format {name!r}; use one of: {', '.join(_FORMATS)}") from None
 
 
+def media_type(name: str) -> str:
+    """The media type of a paperkg format name, as pyoxigraph names it (`turtle` -> text/turtle)."""
+    return rdf_format(name).media_type
+
+
 def prefixes(base_iri: str) -> dict[str, str]:
     """Prefixes written into Turtle/TriG/RDF-XML output."""
     return {"kg": base_iri + "ontology#", "dcterms": DCTERMS, "schema": SCHEMA, "skos": SKOS,
