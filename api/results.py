@@ -5,14 +5,14 @@ resolver calls kg.query.results."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import strawberry
 
 from api.context import ApiInfo
 from api.errors import PublicError
 from api.loaders import off_loop
-from api.page import check_range
+from api.page import Connection, PageInfo, check_range
 from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, entities_by_iris
 from kg.query import results as qr
 
@@ -86,36 +86,20 @@ class ResultNode:
 
 
 @strawberry.type
-class ResultEdge:
-    cursor: str
-    node: ResultNode
-
-
-@strawberry.type
-class ResultPageInfo:
-    has_next_page: bool
-    end_cursor: str | None
+class ResultPageInfo(PageInfo):
+    """PageInfo under the name the published schema gives the leaderboard's."""
 
 
 @strawberry.type(
     description="A leaderboard: absolute results best first by the metric's direction, then "
     "deltas and factors, largest first."
 )
-class ResultConnection:
-    total_count: int
-    edges: list[ResultEdge]
+class ResultConnection(Connection[ResultNode]):
     page_info: ResultPageInfo
 
     @classmethod
     def of(cls, page: Page[qr.ResultInfo]) -> ResultConnection:
-        return cls(
-            total_count=page.total,
-            edges=[
-                ResultEdge(cursor=c, node=ResultNode.of(r))
-                for r, c in zip(page.items, page.cursors, strict=True)
-            ],
-            page_info=ResultPageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
+        return cast(ResultConnection, cls.page(page, ResultNode.of, ResultPageInfo))
 
 
 @strawberry.type(description="A metric reported on a dataset: how many results and papers.")

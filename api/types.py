@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 import strawberry
 
 from api.context import ApiInfo
-from api.page import check_range
+from api.page import Connection, check_range
 from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
@@ -27,39 +26,6 @@ else:  # the members come from kg.types, where the entity types are said once
 
 def kg_type(t: EntityType | None) -> KgEntityType | None:
     return None if t is None else cast(KgEntityType, t.value)
-
-
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
-
-
-T = TypeVar("T")
-
-
-@strawberry.type(name="Edge")
-class PageEdge(Generic[T]):
-    """One node of a page and its opaque cursor (named "PaperEdge", "EntityEdge"... in the schema)."""
-
-    cursor: str
-    node: T
-
-
-@strawberry.type
-class Connection(Generic[T]):
-    """A page of a Connection: the total, the edges and where the next page starts."""
-
-    total_count: int
-    edges: list[PageEdge[T]]
-    page_info: PageInfo
-
-    @classmethod
-    def page(cls, page: Page[Any], node: Callable[[Any], T]) -> Any:
-        """The connection of `page`, each of its items made a node by `node`."""
-        edges = [PageEdge(cursor=c, node=node(x)) for x, c in zip(page.items, page.cursors, strict=True)]
-        return cls(total_count=page.total, edges=edges,
-                   page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor))
 
 
 @strawberry.type
