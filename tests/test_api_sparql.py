@@ -1,14 +1,12 @@
-"""/sparql (read-only SPARQL 1.1 protocol) and /export over real HTTP on the sample."""
+"""/sparql (read-only SPARQL 1.1 protocol, api/sparql.py) over real HTTP on the sample; /export is in
+test_api_export.py."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 
 import httpx
-import pyoxigraph as ox
 import pytest
-import rdflib
 from fixtures_api import Server, sample_store, serve
 
 KG = "PREFIX kg: <https://w3id.org/paperkg/ontology#> PREFIX dcterms: <http://purl.org/dc/terms/> "
@@ -94,32 +92,3 @@ def test_construct_as_ntriples(server: Server) -> None:
     )
     r = httpx.get(server.url + "/sparql", params={"query": q}, headers={"Accept": "application/n-triples"})
     assert r.headers["content-type"].startswith("application/n-triples") and r.text.count(" .\n") == 1
-
-
-def test_whole_graph_turtle_export_parses(server: Server) -> None:
-    r = httpx.get(server.url + "/export", params={"format": "turtle"}, timeout=60)
-    g = rdflib.Graph().parse(data=r.text, format="turtle")
-    assert r.headers["content-type"].startswith("text/turtle") and len(g) > 5000
-
-
-def test_paper_export_nquads_in_its_graph(server: Server) -> None:
-    r = httpx.get(server.url + "/export", params={"format": "nquads", "paper": "seed-12"})
-    graphs = {q.graph_name.value for q in ox.parse(r.content, format=ox.RdfFormat.N_QUADS)}
-    assert r.headers["content-type"].startswith("application/n-quads")
-    assert graphs == {"https://w3id.org/paperkg/graph/paper/seed-12"}
-
-
-def test_entity_export_jsonld(server: Server) -> None:
-    r = httpx.get(server.url + "/export", params={"format": "jsonld", "entity": "method/melon"})
-    g = rdflib.Graph().parse(io.BytesIO(r.content), format="json-ld")
-    assert r.headers["content-type"] == "application/ld+json"
-    assert (
-        rdflib.URIRef("https://w3id.org/paperkg/method/melon"),
-        rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
-        rdflib.Literal("MELON"),
-    ) in g
-
-
-def test_export_unknown_format_and_missing_paper(server: Server) -> None:
-    assert httpx.get(server.url + "/export", params={"format": "yaml"}).status_code == 400
-    assert httpx.get(server.url + "/export", params={"paper": "nope"}).status_code == 404
