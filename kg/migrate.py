@@ -194,7 +194,17 @@ def _v3_finish(store: Store, iris: Iris) -> None:
     rebuild_aggregates(store, iris)
 
 
-STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _v3_pending, _v3_apply, _v3_finish)}
+def _v4_pending(store: Store, iris: Iris) -> list[Pending]:
+    """No paper changes from format 3 to 4: only the aggregates gain each entity's paper list."""
+    return []
+
+
+def _no_papers(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
+    """Nothing to rewrite per paper."""
+
+
+STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _v3_pending, _v3_apply, _v3_finish),
+                          3: Step(3, _v4_pending, _no_papers, _v3_finish)}
 
 
 def describe(version: int) -> str:

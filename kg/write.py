@@ -15,10 +15,11 @@ could, and `rebuild_aggregates` (or `kg migrate`) recomputes them from the graph
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -38,6 +39,8 @@ from kg.query.counts import (
     year_of,
 )
 from kg.query.memo import Change, carry_over
+from kg.query.paperlists import block_graph, block_quads, cut, index_quad, stored_blocks, stored_indexes
+from kg.query.paperlists import update as update_blocks
 from kg.query.sparql import integer, paper_relations, prefixes, text, values
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
@@ -233,6 +236,7 @@ class Aggregates:
     entity_quads: int
     entities: dict[str, EntityCounts]  # entity IRI -> counts (those the write touches, or all)
     buckets: dict[str, dict[int, int]]  # type -> paper count -> entities (the types the write touches)
+    lists: dict[str, dict[str, str]] = field(default_factory=dict)  # entity IRI -> paper id -> relations
 
 
 def _facts(iris: Iris, graph: str, triples: Iterable[Triple3]) -> PaperFacts:
@@ -263,6 +267,7 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
     papers: dict[str, int] = defaultdict(int)
     years: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     g_ = agg.globals
+    listed: dict[str, dict[str, str | None]] = _list_changes(iris, graphs, before, after)
     for g in graphs:
         for facts, sign in ((before[g], -1), (after[g], 1)):
             if not facts.paper:
@@ -279,13 +284,17 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
                 papers[e] += sign
                 if facts.year is not None:
                     years[e][facts.year] += sign
-    touched = sorted(e for e in set(papers) | set(years)
-                     if papers.get(e, 0) or any(years[e].values()))
+    touched = sorted({e for e in set(papers) | set(years)
+                      if papers.get(e, 0) or any(years[e].values())} | set(listed))
     touched = [e for e in touched if (eid := iris.entity_id_of(e)) and iris.type_of_entity_id(eid)]
     if not every:
         agg.entities = stored_entities(store, layout, touched)
         types = sorted({iris.type_of_entity_id(iris.entity_id_of(e) or "") or "" for e in touched} - {""})
         agg.buckets = stored_buckets(store, layout, types)
+        indexes = stored_indexes(store, layout, [iris.entity_id_of(e) or "" for e in touched])
+        reached = {(eid, k) for e in touched if (eid := iris.entity_id_of(e) or "") in indexes
+                   for k in _blocks_reached(indexes[eid], listed.get(e, {}))}
+        entries = stored_blocks(store, layout, reached)
     out: dict[str, list[Quad]] = {}
     changed_types: set[str] = set()
     for e in sorted(set(agg.entities) | set(touched)) if every else touched:
@@ -311,6 +320,25 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
             if encoded := encode_years(ys):
                 node = NamedNode(layout.years_node(eid))
                 quads.append(Quad(node, layout.term("years"), Literal(encoded), graph))
+        if every:
+            kept = dict(agg.lists.get(e, {}))
+            for paper, rels in listed.get(e, {}).items():
+                if rels is None:
+                    kept.pop(paper, None)
+                else:
+                    kept[paper] = rels
+            index, parts = cut(sorted(kept.items()))
+            rewritten = dict(zip((k for k, _, _ in index), parts, strict=True))
+        else:
+            was_index = indexes.get(eid, [])
+            stored_entries = {k: entries.get((eid, k), []) for k, _, _ in was_index}
+            index, rewritten = update_blocks(was_index, stored_entries, listed.get(e, {}))
+            if n <= 0:
+                rewritten = {k: [] for k, _, _ in was_index}
+        if n > 0:
+            quads.append(index_quad(layout, eid, index))
+        for k, part in rewritten.items():
+            out[block_graph(layout, eid, k)] = block_quads(layout, eid, k, part)
         out[graph.value] = quads
     for t in changed_types:
         graph = NamedNode(layout.type_graph(t))
@@ -329,6 +357,32 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
                             after[g].links if after[g].paper else None)
     iris_of = frozenset(iris.paper(pid) for pid in changed)
     return out, Change(changed, frozenset(touched), iris_of)
+
+
+def _list_changes(iris: Iris, graphs: Mapping[str, Sequence[Quad]], before: Mapping[str, PaperFacts],
+                  after: Mapping[str, PaperFacts]) -> dict[str, dict[str, str | None]]:
+    """Per entity IRI, the papers whose relations to it change: paper id -> relations (None: unlinked)."""
+    out: dict[str, dict[str, str | None]] = defaultdict(dict)
+    for g in graphs:
+        pid = paper_id_of_graph(iris, g)
+        if pid is None:
+            continue
+        was: dict[str, set[str]] = defaultdict(set)
+        now: dict[str, set[str]] = defaultdict(set)
+        for facts, side in ((before[g], was), (after[g], now)):
+            if facts.paper:
+                for rel, e in facts.links:
+                    side[e].add(rel)
+        for e in set(was) | set(now):
+            if was.get(e) != now.get(e):
+                out[e][pid] = " ".join(sorted(now[e])) if now.get(e) else None
+    return out
+
+
+def _blocks_reached(index: Sequence[tuple[int, str, int]], delta: Mapping[str, str | None]) -> set[int]:
+    """The blocks of an entity's index that these paper ids fall in."""
+    froms = [f for _, f, _ in index]
+    return {index[max(bisect.bisect_right(froms, pid) - 1, 0)][0] for pid in delta} if index else set()
 
 
 def _tidy(g: Globals) -> None:
@@ -360,9 +414,12 @@ def recount(store: Store, iris: Iris) -> Aggregates:
                           "FILTER(isIRI(?e)) }"):
         links.add((text(r, "p") or "", (text(r, "r") or "").removeprefix(iris.ns), text(r, "e") or ""))
     by_entity: dict[str, set[str]] = defaultdict(set)
+    rels_of: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for p, rel, e in links:
         g.links[rel] = g.links.get(rel, 0) + 1
         by_entity[e].add(p)
+        if (pid := iris.paper_id(p)) is not None:
+            rels_of[e][pid].add(rel)
     entities: dict[str, EntityCounts] = {}
     for e, ps in by_entity.items():
         eid = iris.entity_id_of(e)
@@ -379,7 +436,8 @@ def recount(store: Store, iris: Iris) -> Aggregates:
     g.paper_quads = integer(rows[0], "n") if rows else 0
     eg = NamedNode(iris.entities_graph)
     rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {eg} {{ ?s ?p ?o }} }}")
-    return Aggregates(g, integer(rows[0], "n") if rows else 0, entities, {})
+    lists = {e: {pid: " ".join(sorted(rs)) for pid, rs in rels_of[e].items()} for e in entities}
+    return Aggregates(g, integer(rows[0], "n") if rows else 0, entities, {}, lists)
 
 
 def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
@@ -387,7 +445,9 @@ def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
     `kg migrate` and stores filled without `write_graphs`, e.g. a bulk load)."""
     with _WRITING:
         layout = Layout(iris)
-        stale = store.select(f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?b {layout.term('member')} ?e }} }}")
+        member, listed = layout.term("member"), layout.term("papers")
+        stale = store.select(f"SELECT DISTINCT ?g WHERE {{ {{ GRAPH ?g {{ ?b {member} ?e }} }} "
+                             f"UNION {{ GRAPH ?g {{ ?b {listed} ?v }} }} }}")
         graphs: dict[str, list[Quad]] = {g: [] for r in stale if (g := text(r, "g"))}
         graphs.update({layout.type_graph(t): [] for t in ENTITY_TYPES})
         graphs.update(_counter_graphs(store, iris, {}, {}, (), from_graph=True)[0])

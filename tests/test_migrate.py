@@ -210,6 +210,30 @@ def test_migrate_from_format_2_computes_the_aggregates(built: tuple[Path, Path],
     assert answers(old) == answers(fresh)
 
 
+def test_migrate_from_format_3_lists_each_entitys_papers(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """A format-3 store (counts, no paper lists) gets exactly the lists a fresh build keeps, the same
+    answers; no paper graph is rewritten."""
+    fresh, _ = built
+    old = tmp_path / "v3"
+    shutil.copytree(fresh, old)
+    raw = ox.Store(str(old))
+    blocks = BASE + "ontology#paperBlocks"
+    gone = [q for q in aggregates(raw) if "/graph/meta/papers/" in q.graph_name.value
+            or q.predicate.value == blocks]
+    assert any(q.predicate.value == blocks for q in gone) and len(gone) > len(
+        [q for q in gone if q.predicate.value == blocks])
+    for q in gone:
+        raw.remove(q)
+    raw.flush()
+    del raw
+    set_stamp(old, 3)
+    assert dataset(old) != dataset(fresh)
+    proc = kg("migrate", "--store", old)
+    assert f"from format version 3 to {FORMAT_VERSION}: 0 papers for version 4" in proc.stdout
+    assert dataset(old) == dataset(fresh)
+    assert answers(old) == answers(fresh)
+
+
 def fatten_to_format_2(path: Path) -> int:
     """Rewrite a current store into the format-2 layout: papers also typed schema:ScholarlyArticle,
     authors as dcterms:creator, link nodes carrying their evidence as text (kg:Link, rdf:subject,

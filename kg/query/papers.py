@@ -10,8 +10,10 @@ from pyoxigraph import NamedNode
 
 from kg.query import cursor
 from kg.query.context import QueryContext
+from kg.query.counts import globals_of, layout_of
 from kg.query.entities import resolve
 from kg.query.model import Page, PaperInfo
+from kg.query.paperlists import Entry, full_lists, page_of, stored_blocks, stored_indexes
 from kg.query.sparql import iri_or_none, text, values
 from kg.rdf.mapping import BIBO
 from kg.types import EntityType
@@ -100,13 +102,18 @@ def papers(
         (model, "Model"),
         (domain, "Domain"),
     ]
-    sets: list[tuple[str, ...]] = []
+    groups: list[tuple[list[str], str | None]] = []  # entity IRIs, relation
     for name, etype in names:
         if name is not None:
-            sets.append(linked_ids(ctx, [resolve(ctx, name, etype, expand=True)], None)[0])
+            groups.append((resolve(ctx, name, etype, expand=True), None))
     if entity_iris is not None:
         nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
-        sets.append(linked_ids(ctx, [nodes], relation)[0])
+        groups.append((nodes, relation))
+    if search is None and len(groups) == 1 and groups[0][1] is None:
+        found = _stored_slice(ctx, groups[0][0], first, after)
+        if found is not None:
+            return _build(ctx, [found], first)[0]
+    sets = [linked_ids(ctx, [group], rel)[0] for group, rel in groups]
     if search is not None:
         sets.append(tuple(sorted(set(ctx.index.paper_ids(ctx.store, search)))))
     ids = _intersect(sets) if sets else _all_ids(ctx)
@@ -134,7 +141,8 @@ def linked_ids(
     ctx: QueryContext, groups: Sequence[Sequence[str]], relation: str | None
 ) -> list[tuple[str, ...]]:
     """For each group of entity IRIs, the sorted ids of the papers linked to any of them (by `relation`
-    if given). Cached per store generation; the groups not cached are fetched in one query."""
+    if given). Cached per store generation; the groups not cached are read from the lists kept at write time
+    (`kg.query.paperlists`), or from the graph in one query for a store without them."""
     keys = [("linked", tuple(sorted(set(g))), relation) for g in groups]
     gen = ctx.memo.generation(ctx.store)
     out: dict[tuple[str, tuple[str, ...], str | None], tuple[str, ...]] = {k: () for k in keys if not k[1]}
@@ -144,20 +152,63 @@ def linked_ids(
             out[key] = hit
     missing = [k for k in dict.fromkeys(keys) if k not in out]
     wanted = {e for _, group, _ in missing for e in group}
+    by_entity: dict[str, set[str]] = defaultdict(set)
+    ordered: dict[str, tuple[str, ...]] = {}  # entity IRI -> its paper ids as stored (sorted)
+    if wanted and globals_of(ctx) is not None:  # the lists kept at write time: no join, no sort
+        stored = {e: eid for e in wanted if (eid := _listed_id(ctx, e)) is not None}
+        for e, entries in full_lists(ctx.store, layout_of(ctx), sorted(stored.values())).items():
+            iri = ctx.iris.entity_from_id(e)
+            ordered[iri] = tuple(pid for pid, rels in entries if relation is None or relation in rels.split())
+            by_entity[iri] = set(ordered[iri])
+        wanted -= set(stored)
     if wanted:
         preds = [str(NamedNode(ctx.iris.term(relation)))] if relation else [str(r) for r in ctx.relations]
         branches = " UNION ".join(f"{{ ?p {r} ?e }}" for r in preds)  # no VALUES/FILTER on ?r: see _count
         scope = values("e", [NamedNode(e) for e in sorted(wanted)])
         rows = ctx.select(f"SELECT DISTINCT ?e ?p WHERE {{ {scope} {branches} }}")
-        by_entity: dict[str, set[str]] = defaultdict(set)
         for r in rows:
             if (pid := ctx.iris.paper_id(text(r, "p") or "")) is not None:  # not entities or link nodes
                 by_entity[text(r, "e") or ""].add(pid)
-        for key in missing:
+    for key in missing:
+        if len(key[1]) == 1 and key[1][0] in ordered:
+            ids = ordered[key[1][0]]
+        else:
             ids = tuple(sorted(set().union(*(by_entity.get(e, set()) for e in key[1]))))
-            out[key] = ids
-            ctx.memo.put(gen, key, ids, len(ids))
+        out[key] = ids
+        ctx.memo.put(gen, key, ids, len(ids))
     return [out[k] for k in keys]
+
+
+Slice = tuple[int, int, Sequence[str]]  # (ids in the list, position of the page's first, the page's ids)
+
+
+def _stored_slice(ctx: QueryContext, group: Sequence[str], first: int, after: str | None) -> Slice | None:
+    """The page of one entity's papers read from the list kept at write time: only the blocks the page
+    reaches (None when the group is not one such entity, or its whole list is cached already)."""
+    if len(group) != 1 or (eid := _listed_id(ctx, group[0])) is None or globals_of(ctx) is None:
+        return None
+    if ctx.memo.peek(ctx.store, ("linked", (group[0],), None)) is not None:
+        return None
+    layout = layout_of(ctx)
+    index = ctx.memo.get(ctx.store, ("plist-index", eid),
+                         lambda: tuple(stored_indexes(ctx.store, layout, [eid]).get(eid, [])), len)
+
+    def block(k: int) -> list[Entry]:
+        return ctx.memo.get(ctx.store, ("plist-block", eid, k),
+                            lambda: stored_blocks(ctx.store, layout, [(eid, k)])[(eid, k)], len)
+
+    def read(ks: list[int]) -> dict[int, list[Entry]]:
+        return {k: block(k) for k in ks}
+
+    last = cursor.decode("p", after, (str,))[0] if after else None
+    return page_of(index, read, last, first)
+
+
+def _listed_id(ctx: QueryContext, iri: str) -> str | None:
+    """The entity id whose paper list is kept at write time (a typed entity's), else None."""
+    eid = ctx.iris.entity_id_of(iri)
+    typed = eid is not None and ctx.iris.type_of_entity_id(eid) is not None
+    return eid if typed and eid is not None and ctx.iris.entity_from_id(eid) == iri else None
 
 
 def _pages(
@@ -168,14 +219,19 @@ def _pages(
     slices = []
     for ids in lists:
         start = bisect.bisect_right(ids, last) if last is not None else 0
-        slices.append((ids, start, ids[start : start + first]))
+        slices.append((len(ids), start, ids[start : start + first]))
+    return _build(ctx, slices, first)
+
+
+def _build(ctx: QueryContext, slices: Sequence[Slice], first: int) -> list[Page[PaperInfo]]:
+    """Pages of these slices; one query for every page's papers."""
     infos = papers_by_iris(ctx, [ctx.iris.paper(i) for _, _, chosen in slices for i in chosen])
     out = []
-    for ids, start, chosen in slices:
+    for total, start, chosen in slices:
         items = tuple(p for i in chosen if (p := infos.get(ctx.iris.paper(i))) is not None)
         cursors = tuple(cursor.encode("p", [p.id]) for p in items)
         end = cursors[-1] if cursors else None
-        out.append(Page(items, len(ids), start + first < len(ids), end, cursors))
+        out.append(Page(items, total, start + first < total, end, cursors))
     return out
 
 
@@ -203,5 +259,12 @@ def papers_of_entities(
     nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
     if not nodes:
         return {}
-    lists = linked_ids(ctx, [[n] for n in nodes], relation)
-    return dict(zip(nodes, _pages(ctx, lists, first, after), strict=True))
+    slices: dict[str, Slice] = {}
+    if relation is None:  # one entity's page: only the blocks it reaches
+        slices = {n: found for n in nodes if (found := _stored_slice(ctx, [n], first, after)) is not None}
+    rest = [n for n in nodes if n not in slices]
+    last = cursor.decode("p", after, (str,))[0] if after else None
+    for n, ids in zip(rest, linked_ids(ctx, [[n] for n in rest], relation), strict=True):
+        start = bisect.bisect_right(ids, last) if last is not None else 0
+        slices[n] = (len(ids), start, ids[start : start + first])
+    return dict(zip(nodes, _build(ctx, [slices[n] for n in nodes], first), strict=True))

@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from kg.store.types import Store, StoreError
 from kg.store.writes import Meta
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # What each version changed in the layout (README "Upgrading" and `kg migrate` print these).
 CHANGES: dict[int, str] = {
     1: "paper graphs, link nodes, shared entities graph, ontology and vocabulary graphs (no stamp)",
@@ -25,6 +25,8 @@ CHANGES: dict[int, str] = {
        " the format version is stamped in the meta graph",
     3: "aggregates kept at write time (paper counts per entity and year, the graph's statistics) in"
        " graphs under {base}graph/meta/",
+    4: "each entity's papers kept at write time in identifier order (blocks under"
+       " {base}graph/meta/papers/), so a page of an entity's papers reads only the blocks it reaches",
 }
 
 
