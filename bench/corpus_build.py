@@ -71,8 +71,8 @@ def build(store: Path, workers: int) -> dict[str, Any]:
     files = run.corpus_files()
     if not files:
         raise SystemExit(f"no corpus at {run.CORPUS} (set KG_CORPUS)")
-    if store.exists():
-        raise SystemExit(f"{store} exists: a build needs a fresh directory (or use --phase serve)")
+    if store.exists() or list(store.parent.glob(store.name + ".search.sqlite*")):
+        raise SystemExit(f"{store} (or its .search.sqlite) exists: a build needs a fresh directory (or use --phase serve)")
     records = sum(run.count_lines(f) for f in files)
     cmd = [run.KG, "build", *map(str, files), "--store", str(store), "--workers", str(workers)]
     log(f"kg build: {len(files)} files, {records:,} records, --workers {workers} -> {store}")
@@ -387,8 +387,10 @@ def main() -> None:
     dest.write_text(json.dumps(r, indent=1))
     (a.results / "corpus_build.md").write_text(report(r))
     print(report(r))
-    if not a.keep:
+    if not a.keep:  # the store and the full-text index kept beside it (<store>.search.sqlite, -wal, -shm)
         shutil.rmtree(a.store, ignore_errors=True)
+        for f in a.store.parent.glob(a.store.name + ".search.sqlite*"):
+            f.unlink()
 
 
 if __name__ == "__main__":
