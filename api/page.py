@@ -4,7 +4,7 @@ generic GraphQL Connection every paged field returns."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 import strawberry
 
@@ -43,7 +43,7 @@ class Connection(Generic[T]):
     page_info: PageInfo
 
     @classmethod
-    def page(cls, page: Page[Any], node: Callable[[Any], T], info: type[PageInfo] = PageInfo) -> Any:
+    def page(cls, page: Page[Any], node: Callable[[Any], T], info: type[PageInfo] = PageInfo) -> Self:
         """The connection of `page`, each of its items made a node by `node` (`info`: the PageInfo type the
         subclass declares)."""
         edges = [PageEdge(cursor=c, node=node(x)) for x, c in zip(page.items, page.cursors, strict=True)]

@@ -5,7 +5,7 @@ resolver calls kg.query.results."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
@@ -13,6 +13,7 @@ from api.context import ApiInfo
 from api.errors import PublicError
 from api.loaders import off_loop
 from api.page import Connection, PageInfo, check_range
+from api.records import from_record
 from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, entities_by_iris
 from kg.query import results as qr
 
@@ -64,24 +65,9 @@ class ResultNode:
     def of(cls, r: qr.ResultInfo) -> ResultNode:
         metric = _entity(r.metric)
         assert metric is not None
-        return cls(
-            id=strawberry.ID(r.id),
-            value=r.value,
-            unit=r.unit,
-            kind=r.kind,
-            metric=metric,
-            higher_is_better=r.higher_is_better,
-            dataset=_entity(r.dataset),
-            split=r.split,
-            method=_entity(r.method),
-            baseline=_entity(r.baseline),
-            paper=_paper(r.paper),
-            evidence=r.evidence,
-            mention=r.mention,
-            start=r.start,
-            end=r.end,
-            confidence=r.confidence,
-            rank=r.rank,
+        return from_record(
+            cls, r, id=strawberry.ID(r.id), metric=metric, dataset=_entity(r.dataset),
+            method=_entity(r.method), baseline=_entity(r.baseline), paper=_paper(r.paper),
         )
 
 
@@ -99,7 +85,7 @@ class ResultConnection(Connection[ResultNode]):
 
     @classmethod
     def of(cls, page: Page[qr.ResultInfo]) -> ResultConnection:
-        return cast(ResultConnection, cls.page(page, ResultNode.of, ResultPageInfo))
+        return cls.page(page, ResultNode.of, ResultPageInfo)
 
 
 @strawberry.type(description="A metric reported on a dataset: how many results and papers.")

@@ -23,6 +23,7 @@ from api.errors import PublicError, should_mask
 from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
 from api.loaders import off_loop
 from api.page import check_range
+from api.records import from_record
 from api.results import ResultsQuery
 from api.types import (
     Cooccurrence,
@@ -79,7 +80,7 @@ class Query(ResultsQuery):
             first=first,
             after=after,
         )
-        return PaperConnection.of(page)
+        return PaperConnection.page(page, Paper.of)
 
     @strawberry.field
     async def paper(self, info: ApiInfo, id: strawberry.ID) -> Paper | None:
@@ -110,7 +111,7 @@ class Query(ResultsQuery):
     ) -> EntityConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         page = await off_loop(q.entities, info.context.query, kg_type(type), search, first, after)
-        return EntityConnection.of(page)
+        return EntityConnection.page(page, Entity.of)
 
     @strawberry.field(description="Defenses targeting a domain (or a narrower one) and/or a threat.")
     async def defenses(
@@ -170,9 +171,7 @@ class Query(ResultsQuery):
     ) -> list[TrendingEntity]:
         check_range("first", first, 0, info.context.settings.max_page)
         found = await off_loop(trending, info.context.query, kg_type(type), since, first)
-        return [TrendingEntity(entity=Entity.of(t.entity), since=t.since, recent_papers=t.recent_papers,
-                               earlier_papers=t.earlier_papers, recent_share=t.recent_share,
-                               earlier_share=t.earlier_share, rise=t.rise) for t in found]
+        return [from_record(TrendingEntity, t, entity=Entity.of(t.entity)) for t in found]
 
     @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")
     async def stats(self, info: ApiInfo) -> Stats:

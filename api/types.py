@@ -9,6 +9,7 @@ import strawberry
 
 from api.context import ApiInfo
 from api.page import Connection, check_range
+from api.records import from_record
 from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
@@ -75,26 +76,11 @@ class Paper(PaperResults):
 
     @classmethod
     def of(cls, p: PaperInfo) -> Paper:
-        return cls(
-            id=strawberry.ID(p.id),
-            iri=p.iri,
-            title=p.title,
-            abstract=p.abstract,
-            venue=p.venue,
-            year=p.year,
-            url=p.url,
-            doi=p.doi,
-            authors=list(p.authors),
-            code_urls=list(p.code_urls),
-            extractor_version=p.extractor_version,
-        )
+        return from_record(cls, p, id=strawberry.ID(p.id), authors=list(p.authors),
+                           code_urls=list(p.code_urls))
 
 
-@strawberry.type
-class PaperConnection(Connection[Paper]):
-    @classmethod
-    def of(cls, page: Page[PaperInfo]) -> PaperConnection:
-        return cast(PaperConnection, cls.page(page, Paper.of))
+PaperConnection = Connection[Paper]  # strawberry names it "PaperConnection"
 
 
 @strawberry.type
@@ -113,8 +99,9 @@ class Entity(EntityMetrics):
     ) -> PaperConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         if relation is not None and relation not in PAPER_RELATIONS:
-            return PaperConnection.of(Page((), 0, False, None))
-        return PaperConnection.of(await info.context.loaders.papers.load((self.iri, relation, first, after)))
+            return PaperConnection.page(Page((), 0, False, None), Paper.of)
+        found = await info.context.loaders.papers.load((self.iri, relation, first, after))
+        return PaperConnection.page(found, Paper.of)
 
     @strawberry.field(description="Broader entities (skos:broader).")
     async def broader(self, info: ApiInfo) -> list[Entity]:
@@ -127,8 +114,7 @@ class Entity(EntityMetrics):
     @strawberry.field(description="Papers per year linked to this entity and their share of that year's"
                       " papers (every year of the graph, oldest first).")
     async def trend(self, info: ApiInfo) -> list[TrendPoint]:
-        return [TrendPoint(year=p.year, papers=p.papers, share=p.share)
-                for p in await info.context.loaders.trends.load(self.iri)]
+        return [from_record(TrendPoint, p) for p in await info.context.loaders.trends.load(self.iri)]
 
     @strawberry.field(description="Entities that share the most papers with this one.")
     async def related(self, info: ApiInfo, first: int = 10) -> list[Entity]:
@@ -137,15 +123,7 @@ class Entity(EntityMetrics):
 
     @classmethod
     def of(cls, e: EntityInfo) -> Entity:
-        return cls(
-            id=strawberry.ID(e.id),
-            iri=e.iri,
-            name=e.name,
-            type=EntityType(e.type),
-            kind=e.kind,
-            aliases=list(e.aliases),
-            paper_count=e.paper_count,
-        )
+        return from_record(cls, e, id=strawberry.ID(e.id), type=EntityType(e.type), aliases=list(e.aliases))
 
 
 @strawberry.type(description="One year of an entity's trend.")
@@ -166,11 +144,7 @@ class TrendingEntity:
     rise: float
 
 
-@strawberry.type
-class EntityConnection(Connection[Entity]):
-    @classmethod
-    def of(cls, page: Page[EntityInfo]) -> EntityConnection:
-        return cast(EntityConnection, cls.page(page, Entity.of))
+EntityConnection = Connection[Entity]  # strawberry names it "EntityConnection"
 
 
 @strawberry.type
