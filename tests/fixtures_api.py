@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +22,7 @@ from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.embedded import EmbeddedStore
-from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
+from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "tests" / "data" / "icml2025_seed_gold.jsonl"
@@ -157,6 +160,13 @@ def sample_store(path: str | None = None) -> EmbeddedStore:
     return store
 
 
+def sample_store_with(*extractions: Extraction) -> EmbeddedStore:
+    """`sample_store()` plus `extractions`, written through the one write path."""
+    store = sample_store()
+    write_extractions(store, list(extractions), GraphMapper(Iris(BASE)))
+    return store
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -169,15 +179,18 @@ class Server:
     store: EmbeddedStore
 
 
-def serve(store: EmbeddedStore, **settings: Any) -> Iterator[Server]:
-    """Run the API over `store` with uvicorn on a free loopback port in a thread; stop it afterwards."""
+def serve(
+    store: EmbeddedStore, port: int | None = None, base_iri: str = BASE, **settings: Any
+) -> Iterator[Server]:
+    """Run the API over `store` with uvicorn on a loopback port (a free one unless given) in a thread; stop
+    it afterwards."""
     import uvicorn
 
     from api import create_app
     from kg.settings import Settings
 
-    app = create_app(Settings(store=store.location, base_iri=BASE, **settings), store)
-    port = free_port()
+    app = create_app(Settings(store=store.location, base_iri=base_iri, **settings), store)
+    port = port or free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
@@ -193,3 +206,52 @@ def serve(store: EmbeddedStore, **settings: Any) -> Iterator[Server]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def run_kg(
+    *args: str | Path, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `kg` command in a subprocess from the repository root (`env` added to this process's);
+    with `check`, a non-zero exit fails the test with kg's stderr."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "kg", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"kg {args} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
+FID = EntityRef("Metric", "Frechet Inception Distance")
+ACC = EntityRef("Metric", "top-1 accuracy")
+
+
+def results_paper(
+    pid: str, name: str, rows: list[tuple[float, str, EntityRef]], title: str, task: str | None = None,
+    year: int | None = None,
+) -> Extraction:
+    """A made-up paper of method `name` stating one absolute result on ImageNet per row (value, unit,
+    metric), each with its sentence as evidence; it proposes `name`, uses ImageNet, reports the first
+    row's metric and addresses `task` when given."""
+    sentences = [f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows]
+    abstract = " ".join(sentences)
+    own = EntityRef("Method", name)
+    results, at = [], 0
+    for (v, u, m), sent in zip(rows, sentences, strict=True):
+        mention = f"{v:g}{u}"
+        s = abstract.index(sent, at) + len(name) + 9
+        ev = Evidence(sent, mention, s, s + len(mention), 0.9)
+        results.append(Result(v, u, "absolute", m, ev, dataset=IMAGENET, method=own))
+        at = s
+    ev = Evidence(abstract, name, 0, len(name), 0.9)
+    links = [Link("proposes", own, ev), Link("usesDataset", IMAGENET, ev),
+             Link("reportsMetric", rows[0][2], ev)]
+    if task is not None:
+        links.append(Link("addressesTask", EntityRef("Task", task), ev))
+    paper = Paper(pid, abstract, title=title, year=year)
+    return Extraction(paper, tuple(links), extractor_version="t", results=tuple(results))

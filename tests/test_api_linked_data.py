@@ -6,22 +6,19 @@ read, never write."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import rdflib
-from fixtures_api import free_port, gold_extractions
+from fixtures_api import free_port, gold_extractions, serve
 from rdflib.compare import isomorphic
 
 from api.cors import parse_origins
 from kg.build import ensure_schema
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
-from kg.settings import Settings
 from kg.store.embedded import EmbeddedStore
 from kg.write import write_extractions
 
@@ -34,28 +31,15 @@ FORMATS = {"text/turtle": "turtle", "application/n-triples": "nt", "application/
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A store whose base IRI is the live server's own URL, and that server (uvicorn in a thread)."""
-    import uvicorn
-
-    from api import create_app
-
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     store = EmbeddedStore(str(tmp_path_factory.mktemp("ld") / "store"), base_iri=url)
     ensure_schema(store, url)
     write_extractions(store, gold_extractions(), GraphMapper(Iris(url)))
-    app = create_app(Settings(store=store.location, base_iri=url, sparql_workers=0), store)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120  # a hang guard, not a speed check: spawning workers is slow under load
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-        time.sleep(0.02)
     try:
-        yield url
+        for _ in serve(store, port, url, sparql_workers=0):
+            yield url
     finally:
-        server.should_exit = True
-        thread.join(10)
         store.close()
 
 

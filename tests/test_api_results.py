@@ -8,59 +8,16 @@ from typing import Any
 
 import httpx
 import pytest
-from fixtures_api import BASE, Server, sample_store, serve
-
-from kg.rdf.iris import Iris
-from kg.rdf.mapping import GraphMapper
-from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Result
-from kg.write import write_extractions
-
-IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
-FID = EntityRef("Metric", "Frechet Inception Distance")
-ACC = EntityRef("Metric", "top-1 accuracy")
-
-
-def _made(pid: str, name: str, rows: list[tuple[float, str, EntityRef]]) -> Extraction:
-    abstract = " ".join(f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows)
-    own = EntityRef("Method", name)
-    results, at = [], 0
-    for v, u, m in rows:
-        mention = f"{v:g}{u}"
-        sent_start = abstract.index(f"{name} reaches {mention}", at)
-        sent = f"{name} reaches {mention} {m.name} on ImageNet."
-        s = sent_start + len(name) + 9
-        results.append(
-            Result(
-                v,
-                u,
-                "absolute",
-                m,
-                Evidence(sent, mention, s, s + len(mention), 0.9),
-                dataset=IMAGENET,
-                method=own,
-            )
-        )
-        at = sent_start + len(sent)
-    ev = Evidence(abstract, name, 0, len(name), 0.9)
-    links = (
-        Link("proposes", own, ev),
-        Link("usesDataset", IMAGENET, ev),
-        Link("reportsMetric", rows[0][2], ev),
-    )
-    return Extraction(
-        Paper(pid, abstract, title=f"{name}: a test"), links, extractor_version="t", results=tuple(results)
-    )
+from fixtures_api import ACC, FID, Server, results_paper, sample_store_with, serve
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    store = sample_store()
-    made = [
-        _made("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)]),
-        _made("x-2", "SigmaGAN", [(1.9, "", FID)]),
-        _made("x-3", "TauGAN", [(4.4, "", FID)]),
-    ]
-    write_extractions(store, made, GraphMapper(Iris(BASE)))
+    store = sample_store_with(
+        results_paper("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)], "OmegaGAN: a test"),
+        results_paper("x-2", "SigmaGAN", [(1.9, "", FID)], "SigmaGAN: a test"),
+        results_paper("x-3", "TauGAN", [(4.4, "", FID)], "TauGAN: a test"),
+    )
     yield from serve(store)
 
 

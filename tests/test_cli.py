@@ -14,27 +14,12 @@ from pathlib import Path
 
 import pytest
 import rdflib
+from fixtures_api import run_kg as kg
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_TXT = ROOT / "data" / "icml2025_seed.txt"
 SEED_JSONL = ROOT / "data" / "icml2025_seed.jsonl"
 KG = "https://w3id.org/paperkg/ontology#"
-
-
-def kg(
-    *args: str | Path, check: bool = True, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "kg", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=600,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"kg {args} failed ({proc.returncode}):\n{proc.stderr}")
-    return proc
 
 
 @pytest.fixture(scope="module")

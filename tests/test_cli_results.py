@@ -6,14 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fixtures_api import run_kg
 
-ROOT = Path(__file__).resolve().parent.parent
 PAPERS = [
     {
         "id": "r-alpha",
@@ -40,17 +38,8 @@ PAPERS = [
 
 
 def kg(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "kg", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "200"},
-        timeout=600,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"kg {args} failed ({proc.returncode}):\n{proc.stderr}")
-    return proc
+    """`kg` in a subprocess, its tables 200 columns wide."""
+    return run_kg(*args, check=check, env={"COLUMNS": "200"})
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures_api import BASE, sample_store, serve
-
-from kg.rdf.iris import Iris
-from kg.rdf.mapping import GraphMapper
-from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Result
-from kg.write import write_extractions
+from fixtures_api import ACC, FID, results_paper, sample_store_with, serve
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -31,55 +26,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 TIMEOUT_MS = 20_000
-IMAGENET = EntityRef("Dataset", "ImageNet", "Benchmark")
-FID = EntityRef("Metric", "Frechet Inception Distance")
-ACC = EntityRef("Metric", "top-1 accuracy")
-
-
-def _made(pid: str, name: str, rows: list[tuple[float, str, EntityRef]]) -> Extraction:
-    sentences = [f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows]
-    abstract = " ".join(sentences)
-    own = EntityRef("Method", name)
-    results, at = [], 0
-    for (v, u, m), sent in zip(rows, sentences, strict=True):
-        mention = f"{v:g}{u}"
-        s = abstract.index(sent, at) + len(name) + 9
-        results.append(
-            Result(
-                v,
-                u,
-                "absolute",
-                m,
-                Evidence(sent, mention, s, s + len(mention), 0.9),
-                dataset=IMAGENET,
-                method=own,
-            )
-        )
-        at = s
-    ev = Evidence(abstract, name, 0, len(name), 0.9)
-    links = (
-        Link("proposes", own, ev),
-        Link("usesDataset", IMAGENET, ev),
-        Link("reportsMetric", rows[0][2], ev),
-        Link("addressesTask", EntityRef("Task", "image generation"), ev),
-    )
-    return Extraction(
-        Paper(pid, abstract, title=f"{name}: a generator", year=2024),
-        links,
-        extractor_version="t",
-        results=tuple(results),
-    )
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    store = sample_store()
-    made = [
-        _made("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)]),
-        _made("x-2", "SigmaGAN", [(1.9, "", FID), (82.4, "%", ACC), (3.3, "", FID)]),
-        _made("x-3", "TauGAN", [(4.4, "", FID)]),
-    ]
-    write_extractions(store, made, GraphMapper(Iris(BASE)))
+    gen = "image generation"
+    store = sample_store_with(
+        results_paper("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)], "OmegaGAN: a generator", gen,
+                      2024),
+        results_paper("x-2", "SigmaGAN", [(1.9, "", FID), (82.4, "%", ACC), (3.3, "", FID)],
+                      "SigmaGAN: a generator", gen, 2024),
+        results_paper("x-3", "TauGAN", [(4.4, "", FID)], "TauGAN: a generator", gen, 2024),
+    )
     for s in serve(store):
         yield s.url
 
