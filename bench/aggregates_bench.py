@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (GraphQL texts and result lines read better unwrapped)
 """Aggregates kept at write time: contract queries right after a one-paper write, with and without them.
 
     .venv/bin/python bench/aggregates_bench.py [--papers 3000] [--rounds 20]
@@ -144,6 +145,111 @@ def measure(n: int, rounds: int, with_aggregates: bool, store: Any) -> dict[str,
     return out
 
 
+def write_cost(store: Any, n: int, papers: int) -> dict[str, float]:
+    """CPU and wall ms per paper of `n` new papers written through kg.write in batches of 200 (as `kg build`
+    writes them; the full-text index left out), then deleted again (not timed)."""
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.write import delete_papers, write_extractions
+
+    exs = list(synth_extractions(papers + n, SEED + 3))[-n:]
+    exs = [type(ex)(type(ex.paper)(**{**{f: getattr(ex.paper, f) for f in ex.paper.__slots__},
+                                      "id": f"wc-{i:05d}"}), ex.links, ex.relations, ex.code_urls,
+                    ex.extractor_version) for i, ex in enumerate(exs)]
+    mapper = GraphMapper(Iris(BASE))
+    cpu, wall = time.process_time(), time.perf_counter()
+    write_extractions(store, exs, mapper, batch_size=200)
+    out = {"papers": n, "cpu_ms_per_paper": (time.process_time() - cpu) * 1000 / n,
+           "wall_ms_per_paper": (time.perf_counter() - wall) * 1000 / n}
+    delete_papers(store, Iris(BASE), [ex.paper.id for ex in exs])
+    print(f"write path: {out['cpu_ms_per_paper']:.2f} CPU-ms / {out['wall_ms_per_paper']:.2f} wall-ms per paper "
+          f"({n} papers, batches of 200)", flush=True)
+    return out
+
+
+def popular_bodies(path: Path, per_type: int) -> list[dict[str, Any]]:
+    """`papers(dataset:|method:|task:)` of the `per_type` most linked entities of each type: each a new
+    argument for a server that just started."""
+    from kg import query as q
+    from kg.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(str(path), base_iri=BASE, read_only=True)
+    ctx = q.QueryContext.open(store, BASE)
+    bodies = []
+    for t, arg in (("Dataset", "dataset"), ("Method", "method"), ("Task", "task")):
+        text = (f"query($a: String!) {{ papers({arg}: $a, first: 20) {{ totalCount edges {{ node {{ id title year }} }}"
+                " pageInfo { hasNextPage endCursor } } }")
+        bodies += [{"query": text, "variables": {"a": e.name}} for e in q.entities(ctx, t, first=per_type).items]
+    ctx.index.close()
+    store.close()
+    return bodies
+
+
+def http_cold(path: Path, per_type: int, conns: int) -> dict[str, Any]:
+    """Requests/s over HTTP (one uvicorn worker, `conns` client threads) for new arguments of popular
+    entities right after the server starts (every cache cold, each body sent once), then the same again
+    (warm)."""
+    import subprocess
+    import threading
+
+    import httpx
+    from run import free_port  # type: ignore[import-not-found]
+
+    bodies = popular_bodies(path, per_type)
+    root = Path(__file__).resolve().parents[1]
+    port = free_port()
+    env = {**os.environ, "KG_STORE": str(path), "KG_BASE_IRI": BASE, "PYTHONPATH": str(root)}
+    cmd = [sys.executable, "-m", "uvicorn", "run:step_serve_app", "--factory", "--app-dir", str(root / "bench"),
+           "--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning"]
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(url + "/healthz", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.2)
+
+        def load() -> dict[str, Any]:
+            lat: list[float] = []
+            errors = 0
+            lock = threading.Lock()
+
+            def worker(k: int) -> None:
+                nonlocal errors
+                with httpx.Client(timeout=60) as cli:
+                    for body in bodies[k::conns]:
+                        t = time.perf_counter()
+                        r = cli.post(url + "/graphql", json=body)
+                        ok = r.status_code == 200 and "errors" not in r.json()
+                        with lock:
+                            lat.append((time.perf_counter() - t) * 1000)
+                            errors += not ok
+
+            threads = [threading.Thread(target=worker, args=(k,)) for k in range(conns)]
+            t0 = time.perf_counter()
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            wall = time.perf_counter() - t0
+            return {"requests": len(lat), "req_s": len(lat) / wall, "p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99),
+                    "errors": errors}
+
+        cold, warm = load(), load()
+    finally:
+        server.terminate()
+        server.wait(30)
+    print(f"HTTP papers(popular entity), {len(bodies)} new arguments, {conns} clients: cold {cold['req_s']:.0f} "
+          f"req/s (p99 {cold['p99_ms']:.0f} ms), warm {warm['req_s']:.0f} req/s", flush=True)
+    return {"arguments": len(bodies), "conns": conns, "cold": cold, "warm": warm}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--papers", type=int, default=3000)
@@ -151,23 +257,40 @@ def main() -> None:
     results = Path(__file__).resolve().parent / "results"
     ap.add_argument("--out", default=str(results / "aggregates_bench.json"),
                     help="results (JSON, one entry per store size)")
+    ap.add_argument("--no-computed", action="store_true", help="skip the rounds without the aggregates")
+    ap.add_argument("--write-cost", type=int, default=0, metavar="N",
+                    help="also time N new papers through kg.write (CPU-ms per paper)")
+    ap.add_argument("--http", type=int, default=0, metavar="K",
+                    help="also measure HTTP req/s for the K most linked entities of 3 types, cold then warm")
+    ap.add_argument("--label", default="", help="key suffix in the results file (e.g. before/after)")
     a = ap.parse_args()
     made = make_store(a.papers)
     print(f"store: {made}", flush=True)
     from kg.store.embedded import EmbeddedStore
 
     store = EmbeddedStore(str(store_path(a.papers)), base_iri=BASE)  # one store for both modes
-    res = {"papers": a.papers, "rounds": a.rounds, "store": made,
-           "aggregates": measure(a.papers, a.rounds, True, store),
-           "computed": measure(a.papers, a.rounds, False, store)}
+    res: dict[str, Any] = {"papers": a.papers, "rounds": a.rounds, "store": made,
+                           "load_avg_at_start": list(os.getloadavg())}
+    if a.write_cost:
+        res["write_cost"] = write_cost(store, a.write_cost, a.papers)
+    res["aggregates"] = measure(a.papers, a.rounds, True, store)
+    if not a.no_computed:
+        res["computed"] = measure(a.papers, a.rounds, False, store)
+        res["ratio_cold_p50"] = {q: res["computed"][q]["cold_p50"] / max(res["aggregates"][q]["cold_p50"], 1e-9)
+                                 for q in QUERIES}
     store.close()
-    res["ratio_cold_p50"] = {q: res["computed"][q]["cold_p50"] / max(res["aggregates"][q]["cold_p50"], 1e-9)
-                             for q in QUERIES}
+    if a.http:
+        import gc
+
+        del store
+        gc.collect()  # the RocksDB lock goes with the store object; the server opens it next
+        res["http"] = http_cold(store_path(a.papers), a.http, 16)
+    res["load_avg_at_end"] = list(os.getloadavg())
     out = Path(a.out)
     old = json.loads(out.read_text()) if out.exists() else {}
-    old[str(a.papers)] = res
+    old[str(a.papers) + (f"-{a.label}" if a.label else "")] = res
     out.write_text(json.dumps(old, indent=1))
-    print(json.dumps(res["ratio_cold_p50"], indent=1))
+    print(json.dumps(res.get("ratio_cold_p50", {}), indent=1))
 
 
 if __name__ == "__main__":
