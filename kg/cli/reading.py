@@ -11,16 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kg.cli.common import (
-    EXPORT_FORMATS,
-    GRAPH_FORMATS,
-    BaseOpt,
-    StoreOpt,
-    app,
-    err,
-    fail,
-    open_or_fail,
-)
+from kg.cli.common import EXPORT_FORMATS, GRAPH_FORMATS, BaseOpt, StoreOpt, app, err, fail, open_or_fail
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.types import StoreError
 

@@ -7,16 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg.cli.common import (
-    SAMPLE,
-    BaseOpt,
-    StoreOpt,
-    app,
-    err,
-    fail,
-    open_or_fail,
-    read_or_fail,
-)
+from kg.cli.common import SAMPLE, BaseOpt, StoreOpt, app, err, fail, open_or_fail, read_or_fail
 from kg.settings import DEFAULT_BASE_IRI, Settings, SettingsError
 
 
