@@ -78,13 +78,19 @@ def describe(ctx: QueryContext, iri: str, graph: str | None = None) -> list[ox.T
         found = store.construct(
             f"CONSTRUCT {{ ?n ?p ?o . ?o ?p2 ?o2 . ?o2 ?p3 ?o3 }} WHERE {{ {values('n', [node])} ?n ?p ?o "
             "OPTIONAL { FILTER(isBlank(?o)) ?o ?p2 ?o2 OPTIONAL { FILTER(isBlank(?o2)) ?o2 ?p3 ?o3 } } }")
-        own = ""  # a paper's link nodes live in its graph (their rdf:subject may be left implicit)
+        own = ""  # a paper's link nodes live in its graph (their statement is left implicit)
         if (pid := ctx.iris.paper_id(iri)) is not None:
-            own = f"UNION {{ GRAPH {ox.NamedNode(ctx.iris.paper_graph(pid))} {{ ?l <{RDF}predicate> ?r }} }}"
-        found += store.construct(
-            f"CONSTRUCT {{ ?l ?lp ?lo }} WHERE {{ {{ SELECT DISTINCT ?l WHERE {{ {values('n', [node])} "
-            f"{{ ?l <{RDF}subject> ?n }} UNION {{ ?l <{RDF}object> ?n }} {own} }} ORDER BY ?l "
-            f"LIMIT {LINKS} }} ?l ?lp ?lo }}")
+            pg = ox.NamedNode(ctx.iris.paper_graph(pid))
+            own = f"UNION {{ GRAPH {pg} {{ ?l <{ctx.iris.ns}span> ?r }} }}"
+        nodes = {r["l"].value for r in store.select(
+            f"SELECT DISTINCT ?l WHERE {{ {values('n', [node])} "
+            f"{{ ?l <{RDF}subject> ?n }} UNION {{ ?l <{RDF}object> ?n }} {own} }} ORDER BY ?l LIMIT {LINKS}")
+            if isinstance(r.get("l"), ox.NamedNode)}
+        nodes |= set(_paper_link_nodes(ctx, node))
+        chosen = sorted(nodes)[:LINKS]
+        if chosen:
+            found += store.construct(f"CONSTRUCT {{ ?l ?lp ?lo }} WHERE {{ "
+                                     f"{values('l', [ox.NamedNode(n) for n in chosen])} ?l ?lp ?lo }}")
     found += _readable_evidence(ctx, found)
     named = sorted({t.value for tr in found for t in (tr.subject, tr.object)
                     if isinstance(t, ox.NamedNode) and t != node}, key=str)[:LABELS]
@@ -107,6 +113,39 @@ def _span(value: str) -> tuple[str, int | None, int | None, int, int] | None:
         return None
 
 
+def _paper_link_nodes(ctx: QueryContext, entity: ox.NamedNode) -> list[str]:
+    """The link nodes of the papers linking `entity` (store format 5 names them from the plain link,
+    kg.rdf.iris.Iris.link, instead of stating rdf:object on each)."""
+    rows = ctx.store.select(f"SELECT ?p ?r WHERE {{ {values('r', ctx.relations)} ?p ?r {entity} }}")
+    return [ctx.iris.link(pid, r["r"].value.removeprefix(ctx.iris.ns), entity.value) for r in rows
+            if isinstance(r.get("p"), ox.NamedNode) and (pid := ctx.iris.paper_id(r["p"].value)) is not None]
+
+
+def _statements(ctx: QueryContext, nodes: dict[str, dict[str, Any]]) -> list[ox.Triple]:
+    """rdf:predicate and rdf:object of paper link nodes that leave them implicit (format 5): found by
+    naming the link nodes of their papers' plain links."""
+    span = ctx.iris.ns + "span"
+    bare = {n for n, props in nodes.items() if RDF + "predicate" not in props and span in props}
+    papers = sorted({n.rsplit("/link/", 1)[0] for n in bare})
+    if not papers:
+        return []
+    rows = ctx.store.select(f"SELECT ?p ?r ?e WHERE {{ {values('p', [ox.NamedNode(p) for p in papers])} "
+                            f"{values('r', ctx.relations)} ?p ?r ?e }}")
+    out = []
+    for r in rows:
+        p, rel, e = r.get("p"), r.get("r"), r.get("e")
+        if not (isinstance(p, ox.NamedNode) and isinstance(rel, ox.NamedNode)
+                and isinstance(e, ox.NamedNode)):
+            continue
+        pid = ctx.iris.paper_id(p.value)
+        n = ctx.iris.link(pid, rel.value.removeprefix(ctx.iris.ns), e.value) if pid is not None else ""
+        if n in bare:
+            me = ox.NamedNode(n)
+            out += [ox.Triple(me, ox.NamedNode(RDF + "predicate"), rel),
+                    ox.Triple(me, ox.NamedNode(RDF + "object"), e)]
+    return out
+
+
 def _readable_evidence(ctx: QueryContext, triples: list[ox.Triple]) -> list[ox.Triple]:
     """Triples a reader needs that a lean store leaves implicit: a paper link node's rdf:subject (the paper
     its IRI starts with) and its kg:evidence / kg:mention text where only a kg:span into the paper's title
@@ -116,7 +155,8 @@ def _readable_evidence(ctx: QueryContext, triples: list[ox.Triple]) -> list[ox.T
     for t in triples:
         if isinstance(t.subject, ox.NamedNode) and "/link/" in t.subject.value:
             nodes.setdefault(t.subject.value, {})[t.predicate.value] = t.object
-    papers = {n: n.rsplit("/link/", 1)[0] for n, props in nodes.items() if RDF + "predicate" in props}
+    papers = {n: n.rsplit("/link/", 1)[0] for n, props in nodes.items()
+              if RDF + "predicate" in props or kg + "span" in props}
     texts: dict[tuple[str, str], str] = {}
     wanted = sorted({p for n, p in papers.items() if kg + "span" in nodes[n]})
     if wanted:
@@ -125,7 +165,7 @@ def _readable_evidence(ctx: QueryContext, triples: list[ox.Triple]) -> list[ox.T
             f"VALUES (?f ?prop) {{ (\"title\" <{DCTERMS}title>) (\"abstract\" <{DCTERMS}abstract>) }} "
             "?p ?prop ?t }")
         texts = {(r["p"].value, r["f"].value): r["t"].value for r in rows}
-    out = []
+    out = _rule_confidence(ctx, nodes) + _statements(ctx, nodes)
     for n, paper in papers.items():
         props, me = nodes[n], ox.NamedNode(n)
         if RDF + "subject" not in props and ctx.iris.paper_id(paper) is not None:
@@ -141,6 +181,25 @@ def _readable_evidence(ctx: QueryContext, triples: list[ox.Triple]) -> list[ox.T
         if kg + "mention" not in props and text and 0 <= ms < me_ <= len(text):
             out.append(ox.Triple(me, ox.NamedNode(kg + "mention"), ox.Literal(text[ms:me_])))
     return out
+
+
+def _rule_confidence(ctx: QueryContext, nodes: dict[str, dict[str, Any]]) -> list[ox.Triple]:
+    """A link node's kg:confidence and kg:lowConfidence, which store format 5 keeps on its shared rule
+    node (`kg:by`), stated on the link node as before."""
+    kg = ctx.iris.ns
+    by = {n: props[kg + "by"] for n, props in nodes.items()
+          if kg + "confidence" not in props and isinstance(props.get(kg + "by"), ox.NamedNode)}
+    if not by:
+        return []
+    rows = ctx.store.select(
+        f"SELECT ?b ?p ?v WHERE {{ {values('b', sorted(set(by.values()), key=str))} "
+        f"{values('p', [ox.NamedNode(kg + 'confidence'), ox.NamedNode(kg + 'lowConfidence')])} ?b ?p ?v }}")
+    found: dict[str, list[tuple[ox.NamedNode, ox.Literal]]] = {}
+    for r in rows:
+        if isinstance(b := r.get("b"), ox.NamedNode) and isinstance(p := r.get("p"), ox.NamedNode) \
+                and isinstance(v := r.get("v"), ox.Literal):
+            found.setdefault(b.value, []).append((p, v))
+    return [ox.Triple(ox.NamedNode(n), p, v) for n, b in by.items() for p, v in found.get(b.value, [])]
 
 
 def _jsonld(triples: list[ox.Triple], base: str, context_url: str) -> bytes:

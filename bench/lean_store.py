@@ -65,6 +65,25 @@ def extractions(n: int, synthetic: bool) -> list[Any]:
     return exs
 
 
+def part_of(q: Any, graph: str) -> str:
+    """Which part of the layout a quad belongs to: paper metadata, authors, plain links, link-node triples,
+    reported results, entity descriptions, aggregates (meta graphs) or the schema graphs."""
+    if not graph.startswith(BASE + "graph/paper/"):
+        name = graph.removeprefix(BASE + "graph/").split("/")[0]
+        return {"entities": "entity descriptions", "meta": "meta/aggregates"}.get(name, f"schema ({name})")
+    s = getattr(q.subject, "value", "")
+    if "/link/" in s:
+        return "link-node triples"
+    if "/result/" in s:
+        return "results"
+    if s.endswith("/authors") or q.predicate.value.endswith("authorList"):
+        return "authors"
+    if s.startswith(BASE + "paper/") and q.predicate.value.startswith(BASE + "ontology#") and \
+            q.predicate.value.rpartition("#")[2] not in ("venue", "doi", "hasCode", "extractorVersion"):
+        return "plain links"
+    return "paper metadata"
+
+
 def measure(exs: list[Any], label: str, export: bool) -> dict[str, Any]:
     import pyoxigraph as ox
 
@@ -87,10 +106,12 @@ def measure(exs: list[Any], label: str, export: bool) -> dict[str, Any]:
     raw = ox.Store.read_only(str(path))
     kinds: Counter[str] = Counter()
     preds: Counter[str] = Counter()
+    parts: Counter[str] = Counter()
     for q in raw:
         g = getattr(q.graph_name, "value", "")
         kind = g.removeprefix(BASE).split("/")[0:2]
         kinds["/".join(kind) if kind[:1] == ["graph"] else "default"] += 1
+        parts[part_of(q, g)] += 1
         if g.startswith(BASE + "graph/paper/"):
             preds[q.predicate.value.rpartition("/")[2].rpartition("#")[2]] += 1
     del raw
@@ -100,6 +121,7 @@ def measure(exs: list[Any], label: str, export: bool) -> dict[str, Any]:
         "quads": sum(kinds.values()), "quads_per_paper": sum(kinds.values()) / n,
         "data_quads_per_paper": sum(v for k, v in kinds.items() if k != "graph/meta") / n,
         "paper_graph_quads_per_paper": kinds["graph/paper"] / n,
+        "per_paper_by_part": {k: round(v / n, 2) for k, v in parts.most_common()},
         "by_graph": dict(kinds.most_common()), "paper_graph_by_predicate": dict(preds.most_common()),
     }
     if export:
@@ -140,13 +162,15 @@ def measure_bulk(n: int, label: str, export: bool) -> dict[str, Any]:
     store.close()
     del store
     raw = ox.Store(str(path))  # opened once more: RocksDB drops the write-ahead logs it no longer needs
-    quads_all = sum(1 for _ in raw)
-    paper_q = sum(1 for q in raw if getattr(q.graph_name, "value", "").startswith(BASE + "graph/paper/"))
+    parts: Counter[str] = Counter(part_of(q, getattr(q.graph_name, "value", "")) for q in raw)
     del raw
+    quads_all = sum(parts.values())
+    paper_q = quads_all - sum(v for k, v in parts.items() if k.startswith(("entity", "meta", "schema")))
     res: dict[str, Any] = {"papers": n, "load_s": load_s, "rebuild_aggregates_s": agg_s,
                            "disk_kb": du_kb(path), "disk_kb_per_paper": du_kb(path) / n,
                            "quads": quads_all, "quads_per_paper": quads_all / n,
-                           "paper_graph_quads_per_paper": paper_q / n}
+                           "paper_graph_quads_per_paper": paper_q / n,
+                           "per_paper_by_part": {k: round(v / n, 2) for k, v in parts.most_common()}}
     if export:
         st = EmbeddedStore(str(path), base_iri=BASE, read_only=True)
         t = time.perf_counter()

@@ -79,7 +79,7 @@ def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph, unlinked: bool 
     rows = ctx.select(
         f"SELECT ?s ?r ?o (MAX(?c) AS ?conf) WHERE {{ {values('r', rels)} ?s ?r ?o . "
         f"?s skos:prefLabel ?sl . ?o skos:prefLabel ?ol . "
-        f"OPTIONAL {{ ?l rdf:subject ?s ; rdf:predicate ?r ; rdf:object ?o ; kg:confidence ?c }} }} "
+        f"OPTIONAL {{ ?l rdf:subject ?s ; rdf:predicate ?r ; rdf:object ?o ; kg:by/kg:confidence ?c }} }} "
         f"GROUP BY ?s ?r ?o"
     )
     triples = [(text(r, "s") or "", text(r, "r") or "", text(r, "o") or "", number(r, "conf")) for r in rows]

@@ -17,6 +17,7 @@ from typing import Literal as TypingLiteral
 from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.query.sparql import prefixes, values
+from kg.rdf import rule_confidence
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, Iris
 from kg.rdf.mapping import BIBO, GraphMapper
 from kg.store.types import Store
@@ -204,7 +205,8 @@ def _no_papers(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
 
 
 STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _v3_pending, _v3_apply, _v3_finish),
-                          3: Step(3, _v4_pending, _no_papers, _v3_finish)}
+                          3: Step(3, _v4_pending, _no_papers, _v3_finish),
+                          4: Step(4, rule_confidence.pending, rule_confidence.apply, rule_confidence.finish)}
 
 
 def describe(version: int) -> str:

@@ -247,6 +247,14 @@ def fatten_to_format_2(path: Path) -> int:
     rule_props = {r: {q.predicate.value: q.object for q in store.quads_for_pattern(r, None, None, None)}
                   for r in rules}
     nodes = {q.subject for q in store.quads_for_pattern(None, n(kgns + "span"), None, None)}
+    from kg.rdf.iris import Iris
+
+    iris, statement = Iris(BASE), {}  # format 5 names a paper's link node by its plain link (Iris.link)
+    for q in store.quads_for_pattern(None, None, None, None):
+        pid = iris.paper_id(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
+        if pid is not None and q.predicate.value.startswith(kgns) and isinstance(q.object, ox.NamedNode):
+            link = iris.link(pid, q.predicate.value.removeprefix(kgns), q.object.value)
+            statement[link] = (q.predicate, q.object)
     old = aggregates(store) + [q for r in rules for q in store.quads_for_pattern(r, None, None, None)]
     new: list[ox.Quad] = []
     for p in {q.subject for q in store.quads_for_pattern(None, n(rdf + "type"), n(kgns + "Paper"), None)}:
@@ -282,6 +290,11 @@ def fatten_to_format_2(path: Path) -> int:
                   (prov + "wasGeneratedBy", rule[prov + "wasGeneratedBy"])]
         if rdf + "subject" not in props:
             values.append((rdf + "subject", subject))
+        if rdf + "predicate" not in props:  # format 5 leaves them implicit ...
+            rel, obj = statement[node.value]
+            values += [(rdf + "predicate", rel), (rdf + "object", obj)]
+        if kgns + "confidence" not in props:  # ... and keeps the confidence on the shared rule node
+            values.append((kgns + "confidence", rule[kgns + "confidence"]))
         if kgns + "rule" in rule:
             values.append((kgns + "rule", rule[kgns + "rule"]))
         new += [ox.Quad(node, n(k), v, g) for k, v in values]

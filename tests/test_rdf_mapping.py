@@ -2,7 +2,7 @@
 
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from kg.rdf.iris import Iris
+from kg.rdf.iris import RDF, Iris
 from kg.rdf.mapping import GraphMapper
 from kg.types import EntityRef, Evidence, Extraction, Link, Paper, Relation
 
@@ -42,7 +42,7 @@ def test_entity_descriptions_live_in_the_shared_entities_graph() -> None:
     mapped = GraphMapper(IRIS).map(ex)
     assert {q.graph_name for q in mapped.shared} == {NamedNode(BASE + "graph/entities")}
     assert {_v(q.subject) for q in mapped.shared} == {BASE + "dataset/imagenet", BASE + "extractor/1",
-                                                        BASE + "rule/vocab/1"}
+                                                        BASE + "rule/vocab/1/0.9"}
 
 
 def test_no_triple_is_stored_in_two_graphs() -> None:
@@ -67,12 +67,50 @@ def test_link_node_carries_evidence_and_confidence() -> None:
     assert (node, KG + "span", '"abstract 0 39 23 38"') in got
     assert PAPER.abstract[0:39] == EV.sentence and PAPER.abstract[23:38] == EV.mention
     assert not {(s, p) for s, p, _ in got} & {(node, KG + "evidence"), (node, KG + "mention")}
-    assert (node, KG + "confidence", '"0.9"^^<http://www.w3.org/2001/XMLSchema#double>') in got
-    assert (node, KG + "by", f"<{BASE}rule/vocab/1>") in got
-    rule = BASE + "rule/vocab/1"
+    # format 5: the confidence is the shared rule node's, one per (rule, extractor version, confidence)
+    rule = BASE + "rule/vocab/1/0.9"
+    # ... and the link node states no statement: the plain link names it (Iris.link)
+    assert {(p, o) for s, p, o in got if s == node} == {(KG + "span", '"abstract 0 39 23 38"'),
+                                                        (KG + "by", f"<{rule}>")}
     assert {(p, o) for s, p, o in got if s == rule} == {
-        ("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{KG}Rule>"), (KG + "rule", '"vocab"'),
-        (KG + "tier", '"curated"'), ("http://www.w3.org/ns/prov#wasGeneratedBy", f"<{BASE}extractor/1>")}
+        (RDF + "type", f"<{KG}Rule>"), (KG + "rule", '"vocab"'), (KG + "tier", '"curated"'),
+        (KG + "confidence", '"0.9"^^<http://www.w3.org/2001/XMLSchema#double>'),
+        ("http://www.w3.org/ns/prov#wasGeneratedBy", f"<{BASE}extractor/1>")}
+
+
+def test_invented_paper_maps_to_exactly_these_quads() -> None:
+    """Every quad of a small invented paper with one link, in the graph it belongs to (format 5)."""
+    paper = Paper(id="inv-1", abstract="We train on ImageNet. It works.", title="On ImageNet",
+                  authors=("Ann Lee", "Bo Wu"), year=2025, venue="ICML")
+    ev = Evidence("We train on ImageNet.", "ImageNet", 12, 20, 0.3, rule="vocab")
+    link = Link("usesDataset", EntityRef("Dataset", "ImageNet"), ev)
+    ex = Extraction(paper, (link,), extractor_version="1")
+    mapped = GraphMapper(IRIS).map(ex)
+    p, g, eg = BASE + "paper/inv-1", BASE + "graph/paper/inv-1", BASE + "graph/entities"
+    node, rule, e = IRIS.link("inv-1", "usesDataset", BASE + "dataset/imagenet"), BASE + "rule/vocab/1/0.3", \
+        BASE + "dataset/imagenet"
+    xsd, dct = "http://www.w3.org/2001/XMLSchema#", "http://purl.org/dc/terms/"
+    got = {(_v(q.subject), q.predicate.value, str(q.object), _v(q.graph_name))
+           for q in mapped.quads + mapped.shared}
+    assert got == {
+        (p, RDF + "type", f"<{KG}Paper>", g), (p, dct + "identifier", '"inv-1"', g),
+        (p, dct + "title", '"On ImageNet"', g), (p, dct + "abstract", '"We train on ImageNet. It works."', g),
+        (p, "http://purl.org/ontology/bibo/authorList", f"<{p}/authors>", g),
+        (p + "/authors", RDF + "_1", '"Ann Lee"', g), (p + "/authors", RDF + "_2", '"Bo Wu"', g),
+        (p, dct + "issued", f'"2025"^^<{xsd}gYear>', g), (p, KG + "venue", '"ICML"', g),
+        (p, KG + "extractorVersion", '"1"', g),
+        (p, KG + "usesDataset", f"<{e}>", g),
+        (node, KG + "span", '"abstract 0 21 12 20"', g), (node, KG + "by", f"<{rule}>", g),
+        (rule, RDF + "type", f"<{KG}Rule>", eg), (rule, KG + "rule", '"vocab"', eg),
+        (rule, KG + "tier", '"curated"', eg), (rule, KG + "confidence", f'"0.3"^^<{xsd}double>', eg),
+        (rule, KG + "lowConfidence", f'"true"^^<{xsd}boolean>', eg),
+        (rule, "http://www.w3.org/ns/prov#wasGeneratedBy", f"<{BASE}extractor/1>", eg),
+        (BASE + "extractor/1", RDF + "type", "<http://www.w3.org/ns/prov#SoftwareAgent>", eg),
+        (BASE + "extractor/1", "http://www.w3.org/2000/01/rdf-schema#label", '"paperkg extractor 1"', eg),
+        (e, RDF + "type", f"<{KG}Dataset>", eg), (e, "http://www.w3.org/2004/02/skos/core#prefLabel",
+                                                  '"ImageNet"', eg),
+        (e, KG + "key", '"imagenet"', eg),
+    }
 
 
 def test_evidence_not_found_in_the_text_is_kept_as_text() -> None:
@@ -107,7 +145,10 @@ def test_low_confidence_links_are_marked() -> None:
     weak = Evidence("s", "X", 0, 1, 0.3)
     ex = Extraction(PAPER, (Link("usesDataset", IMAGENET, weak),), extractor_version="1")
     node = IRIS.link("p1", "usesDataset", BASE + "dataset/imagenet")
-    assert (node, KG + "lowConfidence", '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>') in quads(ex)
+    rule = BASE + "rule/none/1/0.3"
+    got = quads(ex)
+    assert (node, KG + "by", f"<{rule}>") in got
+    assert (rule, KG + "lowConfidence", '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>') in got
 
 
 def test_entity_relation_is_a_direct_triple_between_entities() -> None:

@@ -63,13 +63,15 @@ def _fetch(ctx: QueryContext, papers: list[str]) -> dict[str, Raw]:
     ):
         rel = (text(r, "r") or "").removeprefix(ctx.iris.ns)
         raw[(text(r, "p") or "", rel, text(r, "e") or "")] = (None, None)
-    # Link nodes by their IRIs (kg.rdf.mapping names them from paper, relation and entity): two lookups
-    # each, where walking rdf:subject/predicate/object from the paper took five.
+    # Link nodes by their IRIs (kg.rdf.mapping names them from paper, relation and entity): a few lookups
+    # each, where walking rdf:subject/predicate/object from the paper took five; the confidence is the
+    # shared rule node's (store format 5).
     by_node = {ctx.iris.link(ctx.iris.paper_id(p) or "", rel, e): (p, rel, e) for p, rel, e in raw}
     if by_node:
         rows = ctx.select(
             f"SELECT ?l ?span ?ev ?conf WHERE {{ {values('l', [NamedNode(n) for n in by_node])} "
-            "?l kg:confidence ?conf OPTIONAL { ?l kg:span ?span } OPTIONAL { ?l kg:evidence ?ev } }"
+            "?l kg:by ?by . ?by kg:confidence ?conf"
+            " OPTIONAL { ?l kg:span ?span } OPTIONAL { ?l kg:evidence ?ev } }"
         )
         texts = papers_by_iris(ctx, papers) if any(r.get("ev") is None for r in rows) else {}
         for r in rows:

@@ -8,22 +8,27 @@ descriptions in the shared graph {base}graph/entities):
             kg:doi ; dcterms:source "file:line" ; kg:hasCode <url> ; kg:extractorVersion "0.1.0" ;
             kg:<relation> <entity> .                         # the plain link, easy to query
     <paper/authors> rdf:_1 "first author" ; rdf:_2 "second author" ...   # an rdf:Seq: authors in order
-    <link>  rdf:predicate kg:<relation> ; rdf:object <entity> ;   # (+ rdf:subject for entity–entity links)
-            kg:span "abstract 120 231 140 149" ;   # field, sentence start/end, mention start/end in it
-            kg:confidence "0.9"^^xsd:double ; kg:by <{base}rule/{rule}/{version}> .
-    <rule node> a kg:Rule ; kg:rule "vocab" ; kg:tier "curated" ; prov:wasGeneratedBy <extractor> .
+    <link>  kg:span "abstract 120 231 140 149" ;   # field, sentence start/end, mention start/end in it
+            kg:by <{base}rule/{rule}/{version}/{confidence}> .
+    # <link> = {paper}/link/{first 12 hex of sha1("relation entity-IRI")}; entity–entity link nodes add
+    # rdf:subject, rdf:predicate, rdf:object (their IRI cannot be derived from a paper's plain link)
+    <rule node> a kg:Rule ; kg:rule "vocab" ; kg:tier "curated" ; kg:confidence "0.9"^^xsd:double ;
+                [kg:lowConfidence true ;] prov:wasGeneratedBy <extractor> .   # shared, in the entities graph
     <entity> a kg:<Type> [, kg:<Kind>] ; skos:prefLabel "Name" ; skos:altLabel "alias"... ;
              kg:key "matchkey"... ; kg:kind "Kind" ; kg:variantOf <entity> ; skos:broader <entity> .
     <extractor> a prov:SoftwareAgent ; rdfs:label "paperkg extractor VERSION" .   # in the entities graph
 
-Lean evidence (store format 3): every piece of evidence is kept without repeating what is stored. The
+Lean evidence (store formats 3 and 5): every piece of evidence is kept without repeating what is stored. The
 sentence and the mention are offsets into the paper's own title or abstract (`kg:span`); a sentence or
 mention that is not found there verbatim is stored as text (`kg:evidence`, `kg:mention`) instead. The
-rule, its tier and the extractor version are one shared rule node per (rule, extractor version) in the
-entities graph. The link node of `<paper> kg:r <entity>` is `{paper}/link/{hash of r and entity}`
-(`Iris.link`), its subject is the paper whose IRI prefixes it; `kg:lowConfidence` follows from
-`kg:confidence` < 0.5. Authors keep their order in an rdf:Seq (one triple per author, as before, plus
-one), not an rdf:List (two per author).
+rule, its tier, the extractor version and the confidence are one shared rule node per (rule, extractor
+version, confidence) in the entities graph (store format 5; a few hundred nodes, where a confidence
+literal per link was a tenth of a paper's quads): a link's confidence is `?link kg:by/kg:confidence ?c`.
+The link node of `<paper> kg:r <entity>` is `{paper}/link/{hash of r and entity}` (`Iris.link`) and
+states no statement of its own (format 5; its rdf:predicate and rdf:object repeated the plain link): the
+plain link names it, in SPARQL `IRI(CONCAT(STR(?paper), "/link/", SUBSTR(SHA1(CONCAT("r ",
+STR(?entity))), 1, 12)))`; `kg:lowConfidence` (on the rule node) follows from `kg:confidence` < 0.5.
+Authors keep their order in an rdf:Seq (one triple per author, plus one), not an rdf:List (two each).
 
 No triple is stored in two graphs, so the union default graph is a set: the extractor agent is described
 once in the entities graph, not in every paper graph, and kg.write leaves out of the entities graph what
@@ -187,10 +192,10 @@ class GraphMapper:
     ) -> None:
         """The lean link node: the statement, the evidence as offsets into the paper's own text (text only
         where it is not found there), the confidence and the shared rule node."""
-        if s is not None:  # entity–entity links; a paper's own link node is under the paper's IRI
-            add(node, RDF + "subject", s)
-        add(node, RDF + "predicate", rel)
-        add(node, RDF + "object", o)
+        if s is not None:  # entity–entity links state their statement; a paper's own link node does not:
+            add(node, RDF + "subject", s)  # its IRI is the paper's, relation's and entity's (Iris.link)
+            add(node, RDF + "predicate", rel)
+            add(node, RDF + "object", o)
         text = (paper.title if ev.field == "title" else paper.abstract) or ""
         at = sentence_start(text, ev.sentence, ev.start, ev.end)
         sentence = f"{at} {at + len(ev.sentence)}" if at is not None else "- -"
@@ -199,16 +204,22 @@ class GraphMapper:
             add(node, self.kg("evidence"), Literal(ev.sentence))
         if text[ev.start : ev.end] != ev.mention:
             add(node, self.kg("mention"), Literal(ev.mention))
-        add(node, self.kg("confidence"), Literal(repr(round(float(ev.confidence), 4)), datatype=_XSD_DOUBLE))
-        if ev.confidence < LOW_CONFIDENCE:
-            add(node, self.kg("lowConfidence"), Literal("true", datatype=_XSD_BOOL))
-        rule = NamedNode(f"{self.iris.base}rule/{slug(ev.rule or 'none')}/{slug(version or 'unknown')}")
+        confidence = confidence_text(ev.confidence)
+        rule = NamedNode(self.rule_node(ev.rule, version, confidence))
         add(node, self.kg("by"), rule)
         describe(rule, _TYPE, self.kg("Rule"))
         if ev.rule:
             describe(rule, self.kg("rule"), Literal(ev.rule))
         describe(rule, self.kg("tier"), Literal(ev.tier))
+        describe(rule, self.kg("confidence"), Literal(confidence, datatype=_XSD_DOUBLE))
+        if float(confidence) < LOW_CONFIDENCE:
+            describe(rule, self.kg("lowConfidence"), Literal("true", datatype=_XSD_BOOL))
         describe(rule, PROV + "wasGeneratedBy", agent)
+
+    def rule_node(self, rule: str, version: str, confidence: str) -> str:
+        """The shared node of one (rule, extractor version, confidence): a few hundred in any store, so a
+        link's confidence costs one `kg:by` triple, not a literal of its own (store format 5)."""
+        return f"{self.iris.base}rule/{slug(rule or 'none')}/{slug(version or 'unknown')}/{confidence}"
 
     def _declare(self, add: _Add, ref: EntityRef, forms: Iterable[str], declared: set[str]) -> None:
         e = NamedNode(self.iris.entity(ref))
@@ -239,6 +250,11 @@ def sentence_start(text: str, sentence: str, start: int, end: int) -> int | None
         return at
     at = text.find(sentence)
     return at if at >= 0 else None
+
+
+def confidence_text(confidence: float) -> str:
+    """A confidence as stored ("0.95"): rounded to 4 places, so equal confidences share one rule node."""
+    return repr(round(float(confidence), 4))
 
 
 def read_span(span: str) -> tuple[str, int | None, int | None, int, int] | None:

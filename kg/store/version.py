@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from kg.store.types import Store, StoreError
 from kg.store.writes import Meta
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 # What each version changed in the layout (README "Upgrading" and `kg migrate` print these).
 CHANGES: dict[int, str] = {
     1: "paper graphs, link nodes, shared entities graph, ontology and vocabulary graphs (no stamp)",
@@ -27,6 +27,9 @@ CHANGES: dict[int, str] = {
        " graphs under {base}graph/meta/",
     4: "each entity's papers kept at write time in identifier order (blocks under"
        " {base}graph/meta/papers/), so a page of an entity's papers reads only the blocks it reaches",
+    5: "a link's confidence on its shared rule node ({base}rule/{rule}/{version}/{confidence}: kg:confidence,"
+       " kg:lowConfidence), not on every link node; a paper's link node is named by its plain link"
+       " (kg.rdf.iris.Iris.link) and no longer repeats it as rdf:predicate / rdf:object",
 }
 
 
