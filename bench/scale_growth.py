@@ -98,6 +98,20 @@ def series(res: list[dict[str, Any]]) -> dict[str, list[float]]:
     return s
 
 
+def corpus_point() -> dict[str, Any] | None:
+    """The last real whole-corpus build (bench/corpus_build.py), shown beside the synthetic series."""
+    path = RESULTS / "corpus_build.json"
+    if not path.exists():
+        return None
+    r = json.loads(path.read_text())
+    b = r.get("build")
+    if not b or not b.get("papers"):
+        return None
+    return {"papers": b["papers"], "disk MB": b["disk_mb"], "build s": b["wall_s"], "quads": r.get("quads"),
+            "peak RSS MB": b["peak_rss_mb"], "commit": r.get("commit", "?"), "measured_at": r.get("measured_at", "?"),
+            "load": b.get("load_avg_during") or b.get("load_avg_start")}
+
+
 def report(res: list[dict[str, Any]]) -> str:
     s = series(res)
     sizes = s["papers"]
@@ -114,6 +128,17 @@ def report(res: list[dict[str, Any]]) -> str:
         a, b = fit(sizes, ys)
         proj = [a * m**b for m in (1e6, 1e7)]
         lines.append(f"| {key} | " + " | ".join(f"{y:,.1f}" for y in ys) + f" | {b:.2f} | {proj[0]:,.0f} | {proj[1]:,.0f} |")
+    c = corpus_point()
+    if c:
+        n = c["papers"]
+        per = [f"disk {c['disk MB'] * 1e3 / n:.1f} KB a paper right after the build"]
+        if c["quads"]:
+            per.append(f"{c['quads'] / n:.1f} quads a paper")
+        lines += ["", f"Real corpus build (`bench/corpus_build.py`, commit {c['commit']}, {c['measured_at']}): {n:,} papers, "
+                  f"`kg build --workers 2` in {c['build s']:,.0f} s ({n / c['build s']:.1f} papers/s), " + ", ".join(per)
+                  + f", peak RSS {c['peak RSS MB']:,.0f} MB. Linear in papers (extraction and writes are per paper): "
+                  f"1M ≈ {c['build s'] * 1e6 / n / 3600:,.1f} h and {c['disk MB'] * 1e6 / n / 1e3:,.0f} GB, "
+                  f"10M ≈ {c['build s'] * 1e7 / n / 3600:,.0f} h and {c['disk MB'] * 1e7 / n / 1e3:,.0f} GB on this machine at that load."]
     return "\n".join(lines) + "\n"
 
 
@@ -137,6 +162,10 @@ def picture(res: list[dict[str, Any]], dest: Path) -> None:
             a, b = fit(n, s[k])
             (line,) = ax.plot(n, s[k], "o-", label=f"{k} (b={b:.2f})")
             ax.plot(proj, [a * x**b for x in proj], "--", color=line.get_color(), alpha=0.5)
+        c = corpus_point()
+        real = {"size (MB)": ("disk MB", "peak RSS MB"), "load time (s)": ("build s",)}.get(title, ())
+        for k, mk in zip(real, ("kx", "k+"), strict=False) if c else ():
+            ax.plot([c["papers"]], [c[k]], mk, ms=9, label=f"real corpus kg build: {k}")  # type: ignore[index]
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("papers")
