@@ -6,9 +6,14 @@
 On the same N real abstracts (a seeded corpus sample, else the seed file cycled; see extract_bench.py),
 rounds interleaved so the ratios hold on a shared machine, each with the model already loaded:
 - `extract`: `Extractor.extract(n_process=2)` consumed, i.e. `kg extract --workers 2` without printing;
-- `build`:   `build_into_store(fresh store, workers=2)` — what `kg build --workers 2` runs (schema graphs,
-             mapping, one write transaction per 200 papers, the full-text index beside the store);
-- `spacy`:   the bare model with the same pipes (tok2vec, tagger, parser), `nlp.pipe(n_process=2)`.
+- `build`:   `build_fresh(new directory, workers=2)` — what `kg build --workers 2` runs for a new store
+             (mapping to N-Quads in the workers, bulk loads, aggregates counted and the full-text index made
+             once, the store renamed into place);
+- `build_into`: `build_into_store(an opened empty store, workers=2)` — what `kg build` runs into an
+             existing store (one write transaction per 200 papers through kg/write.py);
+- `spacy`:   the bare model with the same pipes (tok2vec, tagger, parser), `nlp.pipe(n_process=2)`, as
+             spaCy ships it (thinc's blis matrix products);
+- `spacy_blas`: the same bare model on our matrix products (kg.extract.pipeline.use_blas), for reference.
 With `--cluster`: `extract_on_cluster` on a local Dask cluster of 1 and of 2 worker processes, timed after
 a warm-up batch (cluster start and extractor loads excluded; they are reported apart).
 `--profile` prints where the parent spends its time during one `build` (cProfile, top functions).
@@ -35,10 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extract_bench import papers as sample  # noqa: E402
 
-from kg.build import build_into_store  # noqa: E402
+from kg.build import build_fresh, build_into_store  # noqa: E402
 from kg.extract import Extractor  # noqa: E402
 from kg.extract.fields import join_fields  # noqa: E402
-from kg.extract.pipeline import EXCLUDED, MODEL  # noqa: E402
+from kg.extract.pipeline import EXCLUDED, MODEL, use_blas  # noqa: E402
 from kg.settings import DEFAULT_BASE_IRI  # noqa: E402
 from kg.store.embedded import EmbeddedStore  # noqa: E402
 
@@ -74,8 +79,10 @@ def main() -> None:
     texts = [join_fields(p.title, p.abstract) for p in batch]
     ex = Extractor()
     plain = spacy.load(MODEL, exclude=EXCLUDED)
+    plain_blas = use_blas(spacy.load(MODEL, exclude=EXCLUDED))
     list(ex.extract(batch[:20]))
     list(plain.pipe(texts[:20]))
+    list(plain_blas.pipe(texts[:20]))
     tmp = Path(tempfile.mkdtemp(prefix="scale-build-"))
     k = a.workers
 
@@ -83,10 +90,18 @@ def main() -> None:
         for _ in ex.extract(batch, n_process=k, batch_size=64):
             pass
 
+    def clear(where: Path) -> None:
+        shutil.rmtree(where, ignore_errors=True)
+        Path(str(where) + ".search.sqlite").unlink(missing_ok=True)
+
     def build() -> None:
         where = tmp / "store"
-        shutil.rmtree(where, ignore_errors=True)
-        shutil.rmtree(str(where) + ".search", ignore_errors=True)
+        clear(where)
+        build_fresh(str(where), batch, DEFAULT_BASE_IRI, workers=k, extractor=ex)
+
+    def build_into() -> None:
+        where = tmp / "store-into"
+        clear(where)
         st = EmbeddedStore(str(where))
         try:
             build_into_store(st, batch, DEFAULT_BASE_IRI, workers=k, extractor=ex)
@@ -97,10 +112,15 @@ def main() -> None:
         for _ in plain.pipe(texts, batch_size=64, n_process=k):
             pass
 
+    def bare_blas() -> None:
+        for _ in plain_blas.pipe(texts, batch_size=64, n_process=k):
+            pass
+
     runs: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     for _ in range(a.rounds):
-        for name, fn in (("extract", extract), ("build", build), ("spacy", bare)):
+        for name, fn in (("extract", extract), ("build", build), ("spacy", bare), ("build_into", build_into),
+                         ("spacy_blas", bare_blas)):
             t0, c0 = time.perf_counter(), _cpu()
             fn()
             runs.setdefault(name, []).append(len(batch) / (time.perf_counter() - t0))
@@ -113,15 +133,23 @@ def main() -> None:
         "build_over_extract": med["build"] / med["extract"],
         "build_over_spacy": med["build"] / med["spacy"],
         "extract_over_spacy": med["extract"] / med["spacy"],
+        "build_into_over_extract": med["build_into"] / med["extract"],
+        "build_over_spacy_blas": med["build"] / med["spacy_blas"],
+        "per_round": [{"build_over_extract": runs["build"][i] / runs["extract"][i],
+                       "build_over_spacy": runs["build"][i] / runs["spacy"][i]} for i in range(a.rounds)],
         "loadavg": os.getloadavg(),
     }
     print(f"{len(batch)} abstracts ({source}), {a.rounds} interleaved rounds, {k} processes; abstracts/s wall")
-    for name in ("extract", "build", "spacy"):
+    for name in ("extract", "build", "spacy", "build_into", "spacy_blas"):
         r = runs[name]
         print(f"  {name:8s} {med[name]:6.1f} [{min(r):.1f}-{max(r):.1f}]   CPU-rate {out['rate_cpu'][name]:.1f}")
     print(f"  build / extract = {out['build_over_extract']:.3f}   (target >= 0.95)")
     print(f"  build / spacy   = {out['build_over_spacy']:.3f}   (target >= 1.0)")
     print(f"  extract / spacy = {out['extract_over_spacy']:.3f}")
+    print(f"  build_into / extract = {out['build_into_over_extract']:.3f}   (into an existing store)")
+    print(f"  build / spacy_blas = {out['build_over_spacy_blas']:.3f}   (bare model on the same matrix products)")
+    for i, r in enumerate(out["per_round"]):
+        print(f"  round {i + 1}: build / extract {r['build_over_extract']:.3f}, build / spacy {r['build_over_spacy']:.3f}")
     # the parent's own ceiling: the write path alone (mapping + transactions + search index), no extraction
     exs = list(ex.extract(batch, n_process=k, batch_size=64))
     from kg.build import ensure_schema, local_search_index

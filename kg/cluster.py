@@ -152,15 +152,9 @@ def _shard_batch(
     papers: list[Paper], base_iri: str, with_recogniser: bool
 ) -> list[tuple[Extraction, str, int]]:
     """Each paper's extraction with its N-Quads text and quad count (mapping done on the worker)."""
-    from kg.rdf.iris import Iris
-    from kg.rdf.mapping import GraphMapper
+    from kg.build import nquads_records
 
-    mapper = GraphMapper(Iris(base_iri))
-    out: list[tuple[Extraction, str, int]] = []
-    for ex in worker_extractor(base_iri, with_recogniser).extract(papers):
-        quads = mapper.paper_quads(ex)
-        out.append((ex, "".join(f"{q} .\n" for q in quads), len(quads)))
-    return out
+    return nquads_records(list(worker_extractor(base_iri, with_recogniser).extract(papers)), base_iri)
 
 
 # --- in the parent --------------------------------------------------------------------------------------

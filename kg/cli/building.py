@@ -46,7 +46,7 @@ def build(
     )] = None,
 ) -> None:
     """Read papers, extract their links and write one named graph per paper (replacing older versions)."""
-    from kg.build import BuildSummary, build_into_store, write_shard
+    from kg.build import BuildSummary, build_fresh, build_into_store, is_fresh, write_shard
 
     if cluster is not None:
         from kg.cluster import ClusterError, parse_cluster
@@ -64,6 +64,14 @@ def build(
                 with open(out, "wb") as fh:
                     write_shard(fh, papers, base_iri, workers=workers, progress=tick, summary=summary,
                                 cluster=cluster)
+            elif is_fresh(store):  # a new store: built beside it and renamed into place when complete
+                build_fresh(store, papers, base_iri, workers=workers, progress=tick, summary=summary,
+                            cluster=cluster)
+                st = open_or_fail(store, base_iri)
+                try:
+                    stored = _store_stats(st, base_iri)
+                finally:
+                    st.close()
             else:
                 st = open_or_fail(store, base_iri)
                 try:

@@ -11,7 +11,7 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.pool import AsyncResult
-from typing import Protocol
+from typing import Any, Protocol
 
 from kg.types import Extraction, Paper
 
@@ -33,9 +33,10 @@ def _init(factory: Callable[[], _Runner] | None, batch_size: int) -> None:
     _BATCH = batch_size
 
 
-def _run(chunk: list[Paper]) -> list[Extraction]:
+def _run(chunk: list[Paper], then: Callable[[list[Extraction]], list[Any]] | None = None) -> list[Any]:
     assert _RUNNER is not None, "worker started without an extractor"
-    return list(_RUNNER.extract(chunk, n_process=1, batch_size=_BATCH))
+    found = list(_RUNNER.extract(chunk, n_process=1, batch_size=_BATCH))
+    return then(found) if then is not None else found
 
 
 def _chunks(papers: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
@@ -59,6 +60,22 @@ def extract_in_workers(
     factory: Callable[[], _Runner] | None = None,
 ) -> Iterator[Extraction]:
     """`runner.extract` over `papers` in `n_process` workers; at most two chunks per worker are in flight."""
+    yield from map_in_workers(runner, papers, n_process, None, batch_size=batch_size, chunk_size=chunk_size,
+                              factory=factory)
+
+
+def map_in_workers(
+    runner: _Runner,
+    papers: Iterable[Paper],
+    n_process: int,
+    then: Callable[[list[Extraction]], list[Any]] | None,
+    *,
+    batch_size: int = 32,
+    chunk_size: int = 64,
+    factory: Callable[[], _Runner] | None = None,
+) -> Iterator[Any]:
+    """`then(extractions of a chunk)` computed in the workers (a picklable function, e.g. the mapping to
+    N-Quads of a build), items in input order; without `then`, the extractions themselves."""
     global _RUNNER
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -66,9 +83,9 @@ def extract_in_workers(
     try:
         with ctx.Pool(n_process, initializer=_init, initargs=(factory, batch_size)) as pool:
             _RUNNER = previous  # the workers have their copy; the parent keeps its own state
-            pending: deque[AsyncResult[list[Extraction]]] = deque()
+            pending: deque[AsyncResult[list[Any]]] = deque()
             for chunk in _chunks(papers, chunk_size):
-                pending.append(pool.apply_async(_run, (chunk,)))
+                pending.append(pool.apply_async(_run, (chunk, then)))
                 if len(pending) >= 2 * n_process:
                     yield from pending.popleft().get()
             while pending:
