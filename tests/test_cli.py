@@ -154,6 +154,9 @@ def test_killed_build_leaves_each_paper_whole_or_absent(tmp_path: Path) -> None:
         line.rsplit(" ", 2)[-2].rsplit("/", 1)[-1].rstrip(">") for line in reference.read_text().splitlines()
     )
     store = tmp_path / "s"
+    from kg.store.embedded import EmbeddedStore
+
+    EmbeddedStore(str(store)).close()  # an existing store: transactions per batch (a new one appears whole)
     proc = subprocess.Popen(
         [sys.executable, "-m", "kg", "build", str(src), "--store", str(store), "--batch", "25",
          "--progress-every", "0"],
