@@ -109,11 +109,14 @@ def measure(n: int, rounds: int, with_aggregates: bool, store: Any) -> dict[str,
         variables = {"a": arg} if arg is not None else None
         run = schema.execute(QUERIES[name], variable_values=variables, context_value=c)
         res = loop.run_until_complete(run)
-        if res.errors:
-            raise RuntimeError(f"{name}: {res.errors}")
+        if res.errors:  # the API's time budget: counted, and timed as what the user waited
+            if not all("time budget" in str(e) for e in res.errors):
+                raise RuntimeError(f"{name}: {res.errors}")
+            failed[name] = failed.get(name, 0) + 1
         return (time.perf_counter() - t) * 1000
 
     out: dict[str, Any] = {}
+    failed: dict[str, int] = {}  # refused by the time budget (503 over HTTP)
     k = 0
     write_ms: list[float] = []
     for name in QUERIES:
@@ -130,7 +133,7 @@ def measure(n: int, rounds: int, with_aggregates: bool, store: Any) -> dict[str,
             cold.append(gql(name, args[name][i]))
             warm.append(gql(name, args[name][i]))
         out[name] = {"cold_p50": pct(cold, 50), "cold_p99": pct(cold, 99), "cold_max": max(cold),
-                     "warm_p50": pct(warm, 50), "warm_p99": pct(warm, 99)}
+                     "warm_p50": pct(warm, 50), "warm_p99": pct(warm, 99), "over_budget": failed.get(name, 0)}
         print(f"{'aggregates' if with_aggregates else 'computed  '} {name:18} cold p50 {pct(cold, 50):8.1f} "
               f"p99 {pct(cold, 99):8.1f}  warm p50 {pct(warm, 50):7.1f} ms", flush=True)
     # leave the store as it was: the bench papers go again
