@@ -130,7 +130,10 @@ class WorkerPool:
                 self._started = True
                 self._all = [_Worker(self._ctx, self.location, self.base_iri) for _ in range(self.size)]
                 self._idle = list(self._all)
-            return self._idle.pop(0) if self._idle else None  # round robin
+            for i, worker in enumerate(self._idle):  # round robin over workers that can answer now, so
+                if worker.ready or worker.conn.poll(0):  # no query waits for a fresh one still starting
+                    return self._idle.pop(i)
+            return self._idle.pop(0) if self._idle else None
 
     def _swap(self, worker: _Worker) -> _Worker:
         """Kill `worker` and start a fresh process in its place (still checked out)."""

@@ -3,6 +3,7 @@ worker, a dead worker is replaced, writes become visible, the pool is bounded an
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -14,7 +15,10 @@ import httpx
 import psutil
 import pyoxigraph as ox
 import pytest
-from fixtures_api import Server, sample_store, serve
+from fixtures_api import BASE, Server, sample_store, serve
+
+from api.sparql_protocol import SparqlRequest
+from api.sparql_worker import WorkerPool
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 ANY = "ASK { ?s ?p ?o }"
@@ -92,12 +96,9 @@ def test_timed_out_query_kills_its_worker_and_the_next_query_answers(short_serve
     assert (r.status_code, r.text) == (503, "query ran longer than 1 s")
     now = wait_for_workers(2)
     assert len(before - {p.pid for p in now}) == 1  # the runaway's worker is gone, a fresh one took its place
-    for _ in range(4):  # both workers answer (the fresh one has finished starting)
+    for _ in range(4):
         assert ask(server).status_code == 200
-    for p in now:
-        p.cpu_percent(None)
-    time.sleep(1)  # nothing is asked of the workers
-    assert all(p.cpu_percent(None) < 20 for p in now)  # no core is still busy with the runaway query
+    idle_baseline()  # the workers go idle: no core is still busy with the runaway query
 
 
 def test_worker_killed_from_outside_is_replaced(server: Server) -> None:
@@ -133,23 +134,52 @@ def ask_from(address: str, server: Server, query: str = ANY) -> httpx.Response:
         return c.get(server.url + "/sparql", params={"query": query})
 
 
-def busy_workers(n: int, deadline_s: float = 30) -> None:
-    """Wait until `n` workers are evaluating (using CPU): the runaway queries really started."""
+def cpu_seconds(p: psutil.Process) -> float:
+    times = p.cpu_times()
+    return float(times.user + times.system)
+
+
+def idle_baseline(deadline_s: float = 60) -> dict[int, float]:
+    """Each live worker's CPU time, taken once none spends any (a fresh worker has finished starting)."""
     deadline = time.monotonic() + deadline_s
-    while sum(p.cpu_percent(0.1) > 20 for p in workers()) < n:
+    before = {p.pid: cpu_seconds(p) for p in workers()}
+    while True:
+        time.sleep(0.5)
+        now = {p.pid: cpu_seconds(p) for p in workers()}
+        if now.keys() == before.keys() and all(now[pid] - before[pid] < 0.02 for pid in now):
+            return now
+        assert time.monotonic() < deadline, "the workers never went idle"
+        before = now
+
+
+def busy_workers(n: int, baseline: dict[int, float], deadline_s: float = 25) -> None:
+    """Wait until `n` workers have spent CPU time since `baseline`: the runaway queries really started.
+
+    CPU time spent, not a CPU share: on a machine at load 14 a busy worker gets well under a fifth of a core,
+    so a rate threshold can miss it for longer than the query's budget; an idle worker spends none."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        spent = 0
+        for p in workers():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                spent += cpu_seconds(p) - baseline.get(p.pid, 0.0) > 0.3
+        if spent >= n:
+            return
         assert time.monotonic() < deadline, "the runaway queries did not start"
+        time.sleep(0.05)
 
 
 def test_all_workers_busy_is_503_retry_later(busy_server: Server) -> None:
     server = busy_server
     assert ask(server).status_code == 200
     wait_for_workers(2)
+    baseline = idle_baseline()
     results: list[int] = []
     threads = [threading.Thread(target=lambda a=a: results.append(ask_from(a, server, RUNAWAY).status_code))
                for a in ("127.0.0.2", "127.0.0.3")]  # two clients: each may run one query
     for t in threads:
         t.start()
-    busy_workers(2)
+    busy_workers(2, baseline)
     busy = ask_from("127.0.0.4", server)
     for t in threads:
         t.join()
@@ -166,6 +196,7 @@ def test_one_client_runs_one_query_at_a_time_and_others_keep_their_latency(tmp_p
         assert ask(server).status_code == 200
         assert ask_from("127.0.0.2", server).status_code == 200
         wait_for_workers(2)
+        baseline = idle_baseline()
         statuses: list[int] = []
         with client_at("127.0.0.1") as attacker:
             def attack() -> None:
@@ -174,7 +205,7 @@ def test_one_client_runs_one_query_at_a_time_and_others_keep_their_latency(tmp_p
             heavy = [threading.Thread(target=attack) for _ in range(4)]
             for t in heavy:
                 t.start()
-            busy_workers(1)
+            busy_workers(1, baseline)
             latencies = []
             with client_at("127.0.0.2") as probe:
                 for _ in range(20):
@@ -221,3 +252,27 @@ def test_workers_stop_with_the_app(tmp_path: Path) -> None:
     next(running, None)  # shuts the server down (lifespan shutdown)
     assert wait_for_workers(0) == []
     store.close()
+
+
+def test_a_query_goes_to_a_ready_worker_not_to_one_still_starting(tmp_path: Path) -> None:
+    store = sample_store(str(tmp_path / "store"))
+    pool = WorkerPool(str(tmp_path / "store"), BASE, 2, store.generation)
+    ask_any = SparqlRequest(ANY)
+    try:
+        for _ in range(2):  # both workers started and answered once
+            assert pool.call(pool.acquire() or pytest.fail("no idle worker"), ask_any, 10, 60)[0] == 200
+        ready = pool.acquire() or pytest.fail("no idle worker")
+        for _ in range(5):  # replace the other one and freeze its replacement before it says it is ready
+            starting = pool.acquire() or pytest.fail("no idle worker")
+            pool.release(starting, replace=True)
+            starting = pool._idle[-1]
+            os.kill(starting.process.pid or 0, signal.SIGSTOP)
+            if not starting.conn.poll(0):
+                break
+            os.kill(starting.process.pid or 0, signal.SIGCONT)
+        pool.release(ready)  # idle, in order: the starting worker, then the ready one
+        assert pool.acquire() is ready
+        os.kill(starting.process.pid or 0, signal.SIGCONT)
+    finally:
+        pool.close()
+        store.close()
