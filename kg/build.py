@@ -21,6 +21,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
+from kg.rdf.nquads import nquads_records
 from kg.store.types import Store
 from kg.types import Extraction, Paper, ReadProblem
 from kg.write import write_extractions, write_graphs
@@ -108,22 +109,6 @@ def extractions(
     yield from extractor.extract(papers, n_process=max(1, workers))
 
 
-_MAPPERS: dict[str, GraphMapper] = {}
-
-
-def nquads_records(exs: list[Extraction], base_iri: str) -> list[tuple[Extraction, str, int]]:
-    """Each extraction with its paper's N-Quads text (graph and entity descriptions) and quad count: the
-    mapping a worker does for `--out`, a fresh build and the cluster (one mapper per process and base)."""
-    mapper = _MAPPERS.get(base_iri)
-    if mapper is None:
-        mapper = _MAPPERS[base_iri] = GraphMapper(Iris(base_iri))
-    out: list[tuple[Extraction, str, int]] = []
-    for ex in exs:
-        quads = mapper.paper_quads(ex)
-        out.append((ex, "".join(f"{q} .\n" for q in quads), len(quads)))
-    return out
-
-
 def mapped_extractions(
     papers: Sequence[Paper],
     base_iri: str,
@@ -173,7 +158,8 @@ def schema_graphs(base_iri: str) -> dict[str, list[Quad]]:
     iris = Iris(base_iri)
     graphs: dict[str, list[Quad]] = {}
     for q in load_vocabulary(base_iri, mined=False).quads(base_iri):
-        graphs.setdefault(str(q.graph_name.value), []).append(q)  # type: ignore[union-attr]
+        if isinstance(q.graph_name, NamedNode):  # the vocabulary's quads are all in named graphs
+            graphs.setdefault(q.graph_name.value, []).append(q)
     stamp = NamedNode(iris.ontology_graph)
     graphs.setdefault(iris.ontology_graph, []).append(
         Quad(stamp, NamedNode(iris.term("sourceHash")), Literal(schema_fingerprint(base_iri)), stamp)

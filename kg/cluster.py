@@ -152,7 +152,7 @@ def _shard_batch(
     papers: list[Paper], base_iri: str, with_recogniser: bool
 ) -> list[tuple[Extraction, str, int]]:
     """Each paper's extraction with its N-Quads text and quad count (mapping done on the worker)."""
-    from kg.build import nquads_records
+    from kg.rdf.nquads import nquads_records
 
     return nquads_records(list(worker_extractor(base_iri, with_recogniser).extract(papers)), base_iri)
 

@@ -16,8 +16,9 @@ from typing import Literal as TypingLiteral
 
 from pyoxigraph import Literal, NamedNode, Quad
 
+from kg import migrate_links
+from kg.migrate_step import Pending
 from kg.query.sparql import prefixes, values
-from kg.rdf import rule_confidence
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, Iris
 from kg.rdf.mapping import BIBO, GraphMapper
 from kg.store.types import Store
@@ -26,15 +27,6 @@ from kg.types import Evidence, Paper
 
 ProgressSink = Callable[[int, int, int], None]  # (to version, papers done, papers in the step)
 AGENT_LABEL = "paperkg extractor "  # rdfs:label of the prov:SoftwareAgent, followed by the version
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """One paper still in the old layout: its graph, its node and what the step needs to know."""
-
-    graph: str
-    paper: str
-    value: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +198,7 @@ def _no_papers(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
 
 STEPS: dict[int, Step] = {1: Step(1, _v2_pending, _v2_apply), 2: Step(2, _v3_pending, _v3_apply, _v3_finish),
                           3: Step(3, _v4_pending, _no_papers, _v3_finish),
-                          4: Step(4, rule_confidence.pending, rule_confidence.apply, rule_confidence.finish)}
+                          4: Step(4, migrate_links.pending, migrate_links.apply, migrate_links.finish)}
 
 
 def describe(version: int) -> str:

@@ -1,4 +1,4 @@
-"""Store format 4 -> 5 (kg.rdf.rule_confidence): a store built now and rewritten into the format-4 link
+"""Store format 4 -> 5 (kg.migrate_links): a store built now and rewritten into the format-4 link
 layout (confidence and statement on every link node, one rule node per rule and version) is upgraded by
 `kg migrate` to exactly what a fresh build writes, with the same answers and a valid graph."""
 
@@ -34,12 +34,13 @@ def to_format_4(path: Path) -> int:
     named: dict[str, tuple[ox.NamedNode, ox.NamedNode]] = {}
     for rel in relations:
         for q in store.quads_for_pattern(None, rel, None, None):
-            pid = iris.paper_id(q.subject.value)
+            pid = iris.paper_id(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
             if pid is not None and isinstance(q.object, ox.NamedNode):
                 named[iris.link(pid, rel.value.removeprefix(KG), q.object.value)] = (rel, q.object)
     old: list[ox.Quad] = [q for qs in rule_quads.values() for q in qs]
     new: list[ox.Quad] = []
     for r, qs in rule_quads.items():  # one rule node per (rule, version), without the confidence
+        assert isinstance(r, ox.NamedNode)
         four = N(r.value.rsplit("/", 1)[0])
         new += [ox.Quad(four, q.predicate, q.object, q.graph_name) for q in qs
                 if q.predicate.value not in (KG + "confidence", KG + "lowConfidence")]

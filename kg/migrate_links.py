@@ -13,21 +13,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
+from kg.migrate_step import Pending
 from kg.query.sparql import prefixes, values
 from kg.rdf.iris import RDF, XSD, Iris
 from kg.rdf.mapping import LOW_CONFIDENCE, confidence_text
 
 if TYPE_CHECKING:
-    from kg.migrate import Pending
     from kg.store.types import Store
+
+
+def quad(s: object, p: object, o: object, g: NamedNode) -> Quad:
+    """A stored triple (as read_graphs returns it, untyped) back in graph `g`."""
+    if not isinstance(s, NamedNode | BlankNode) or not isinstance(p, NamedNode) \
+            or not isinstance(o, NamedNode | BlankNode | Literal):
+        raise TypeError(f"not an RDF triple: {s!r} {p!r} {o!r}")
+    return Quad(s, p, o, g)
 
 
 def pending(store: Store, iris: Iris) -> list[Pending]:
     """Papers with a link node that still carries its own kg:confidence next to kg:by."""
-    from kg.migrate import Pending
-
     rows = store.select(
         prefixes(iris) + "SELECT DISTINCT ?g ?p WHERE { GRAPH ?g { ?p a kg:Paper ."
         " ?l kg:by ?rule ; kg:confidence ?c } }")
@@ -62,7 +68,7 @@ def apply(store: Store, iris: Iris, batch: Sequence[Pending]) -> None:
         # a paper's own link node (no rdf:subject) states no rdf:predicate / rdf:object either: its IRI is
         # named by the plain link (Iris.link)
         plain = {n for n in new_by if RDF + "subject" not in props[n]}
-        out = [Quad(s, p, o, g) for s, p, o in triples  # type: ignore[arg-type]
+        out = [quad(s, p, o, g) for s, p, o in triples
                if not (getattr(s, "value", "") in new_by and p in (by, conf, low))
                and not (getattr(s, "value", "") in plain and p in statement)]
         out += [Quad(NamedNode(n), by, NamedNode(r), g) for n, r in new_by.items()]
@@ -97,7 +103,7 @@ def finish(store: Store, iris: Iris) -> None:
                         " FILTER NOT EXISTS { ?r kg:confidence ?c } } FILTER NOT EXISTS { ?l kg:by ?r } }")
     stale = {r["r"] for r in rows if isinstance(r.get("r"), NamedNode)}
     if stale:
-        kept = [Quad(s, p, o, NamedNode(eg)) for s, p, o in read_graphs(store, [eg]).get(eg, [])  # type: ignore[arg-type]
+        kept = [quad(s, p, o, NamedNode(eg)) for s, p, o in read_graphs(store, [eg]).get(eg, [])
                 if s not in stale]
         store.replace_graphs({eg: kept})
     rebuild_aggregates(store, iris)
