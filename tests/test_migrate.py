@@ -218,7 +218,7 @@ def test_migrate_from_format_3_lists_each_entitys_papers(built: tuple[Path, Path
     shutil.copytree(fresh, old)
     raw = ox.Store(str(old))
     blocks = BASE + "ontology#paperBlocks"
-    gone = [q for q in aggregates(raw) if "/graph/meta/papers/" in q.graph_name.value
+    gone = [q for q in aggregates(raw) if "/graph/meta/papers/" in str(q.graph_name)
             or q.predicate.value == blocks]
     assert any(q.predicate.value == blocks for q in gone) and len(gone) > len(
         [q for q in gone if q.predicate.value == blocks])
@@ -291,7 +291,7 @@ def fatten_to_format_2(path: Path) -> int:
         if rdf + "subject" not in props:
             values.append((rdf + "subject", subject))
         if rdf + "predicate" not in props:  # format 5 leaves them implicit ...
-            rel, obj = statement[node.value]
+            rel, obj = statement[_v(node)]
             values += [(rdf + "predicate", rel), (rdf + "object", obj)]
         if kgns + "confidence" not in props:  # ... and keeps the confidence on the shared rule node
             values.append((kgns + "confidence", rule[kgns + "confidence"]))

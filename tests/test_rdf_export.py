@@ -75,4 +75,4 @@ def test_evidence_round_trips_through_the_export(store: EmbeddedStore) -> None:
     assert abstract[int(ss):int(se)] == "We study prompt injection on ImageNet."
     assert abstract[int(ms):int(me)] == "ImageNet"
     rule = g.value(link, kg.by)
-    assert float(g.value(rule, kg.confidence)) == 0.87 and str(g.value(rule, kg.rule)) == "vocab"
+    assert float(str(g.value(rule, kg.confidence))) == 0.87 and str(g.value(rule, kg.rule)) == "vocab"
