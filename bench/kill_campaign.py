@@ -119,9 +119,15 @@ def check_store(store: Path, reference: Counter[str], kind: str, delay: float, e
 
 
 def build_trial(work: Path, source: Path, n_papers: int, reference: Counter[str], delay: float,
-                batch: int = 10) -> Trial:
-    """Start `kg build` on a fresh store and kill -9 it `delay` seconds after launch."""
+                batch: int = 10, *, existing: bool = False) -> Trial:
+    """Start `kg build` and kill -9 it `delay` seconds after launch: into an existing empty store (batches
+    are transactions: each paper whole or absent) or a new one (built beside it, renamed in when complete:
+    no store, or every paper)."""
     store = work / f"build-{time.monotonic_ns()}"
+    if existing:
+        from kg.store.embedded import EmbeddedStore
+
+        EmbeddedStore(str(store)).close()
     proc = subprocess.Popen([sys.executable, "-m", "kg", "build", str(source), "--store", str(store),
                              "--batch", str(batch)], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -129,10 +135,15 @@ def build_trial(work: Path, source: Path, n_papers: int, reference: Counter[str]
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    kind = "build" if existing else "fresh build"
     if not (store / "CURRENT").exists():  # killed before the store directory was created: nothing to check
-        return Trial("build", round(delay, 3), 0, n_papers, True, True, True)
-    trial = check_store(store, reference, "build", delay, n_papers)
+        shutil.rmtree(f"{store}.building", ignore_errors=True)
+        return Trial(kind, round(delay, 3), 0, n_papers, True, True, True)
+    trial = check_store(store, reference, kind, delay, n_papers)
+    if not existing and trial.papers_present != n_papers:
+        trial.problems.append(f"a new store appeared with {trial.papers_present} of {n_papers} papers")
     shutil.rmtree(store, ignore_errors=True)
+    shutil.rmtree(f"{store}.building", ignore_errors=True)
     return trial
 
 
@@ -286,8 +297,9 @@ def campaign(build_trials: int, mutation_trials: int, seed: int = 7, copies_n: i
         if full.returncode != 0:
             raise RuntimeError(f"calibration build failed: {full.stderr}")
         trials: list[Trial] = []
-        for _ in range(build_trials):  # from "before the store exists" to "about the end"
-            trials.append(build_trial(work, source, len(records), reference, rng.uniform(0.2, full_s * 1.2)))
+        for i in range(build_trials):  # from "before the store exists" to "about the end"; both build paths
+            trials.append(build_trial(work, source, len(records), reference, rng.uniform(0.2, full_s * 1.2),
+                                      existing=i % 2 == 0))
         base = work / "base"
         if mutation_trials and kg("build", SEED, "--store", base).returncode != 0:
             raise RuntimeError("base store build failed")

@@ -72,9 +72,11 @@ RAW: dict[str, str] = {
     # subquery) makes Oxigraph 0.5 read them for every paper before joining (seconds at 100k)
     "papers(dataset)": PRE + "SELECT ?p ?id WHERE { ?e kg:key %s . ?p kg:usesDataset ?e . "
                        "?p dcterms:identifier ?id } ORDER BY ?id LIMIT 21",
-    "paper(id)+links": PRE + "SELECT ?t ?r ?e ?n ?c WHERE { VALUES ?p { %s } ?p dcterms:title ?t . ?l "
-                       + RDF + "subject> ?p ; " + RDF + "predicate> ?r ; " + RDF + "object> ?e ; "
-                       "kg:confidence ?c . ?e skos:prefLabel ?n }",
+    # store format 5: a paper's link node is named by its plain link, its confidence on the shared rule node
+    "paper(id)+links": PRE + "SELECT ?t ?r ?e ?n ?c WHERE { VALUES ?p { %s } VALUES ?r { " + RELS + " } "
+                       "?p dcterms:title ?t ; ?r ?e . ?e skos:prefLabel ?n . BIND(IRI(CONCAT(STR(?p), '/link/', "
+                       "SUBSTR(SHA1(CONCAT(STRAFTER(STR(?r), '#'), ' ', STR(?e))), 1, 12))) AS ?l) "
+                       "?l kg:by/kg:confidence ?c }",
     "entity(name)": PRE + "SELECT ?e ?l (COUNT(?p) AS ?n) WHERE { ?e kg:key %s ; skos:prefLabel ?l . "
                     "OPTIONAL { ?p kg:usesDataset ?e } } GROUP BY ?e ?l",
     "entities(type)": PRE + "SELECT ?e (COUNT(?p) AS ?n) WHERE { ?p %s ?e } GROUP BY ?e ORDER BY DESC(?n) ?e "
