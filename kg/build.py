@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from pyoxigraph import Literal, NamedNode, Quad
 
@@ -85,6 +85,27 @@ def unique_last(papers: Iterable[Paper]) -> list[Paper]:
     return list(by_id.values())
 
 
+T = TypeVar("T")
+
+
+def _on_cluster(cluster: str | Client, run: Callable[[Client, Sequence[Paper], str], Iterator[T]],
+                papers: Sequence[Paper], base_iri: str) -> Iterator[T]:
+    """`run` over the papers on the cluster at `cluster` (an address, `local:N` or a client)."""
+    from kg.cluster import connect
+
+    with connect(cluster) as client:
+        yield from run(client, papers, base_iri)
+
+
+def _loaded(extractor: Extractor | None, base_iri: str) -> Extractor:
+    """The extractor given, or one loaded for `base_iri`."""
+    if extractor is not None:
+        return extractor
+    from kg.extract import Extractor
+
+    return Extractor(base_iri)
+
+
 def extractions(
     papers: Sequence[Paper],
     base_iri: str,
@@ -97,16 +118,11 @@ def extractions(
     (`local:N` or a Dask scheduler address), on that cluster's workers (kg/cluster.py). An `extractor`
     already loaded (for `base_iri`) is used instead of loading one."""
     if cluster is not None:
-        from kg.cluster import connect, extract_on_cluster
+        from kg.cluster import extract_on_cluster
 
-        with connect(cluster) as client:
-            yield from extract_on_cluster(client, papers, base_iri)
+        yield from _on_cluster(cluster, extract_on_cluster, papers, base_iri)
         return
-    if extractor is None:
-        from kg.extract import Extractor
-
-        extractor = Extractor(base_iri)
-    yield from extractor.extract(papers, n_process=max(1, workers))
+    yield from _loaded(extractor, base_iri).extract(papers, n_process=max(1, workers))
 
 
 def mapped_extractions(
@@ -120,15 +136,11 @@ def mapped_extractions(
     """(extraction, N-Quads text, quad count) per paper in input order, mapped where it was extracted:
     in the worker processes or on the cluster's workers, so the parent only appends text."""
     if cluster is not None:
-        from kg.cluster import connect, shard_on_cluster
+        from kg.cluster import shard_on_cluster
 
-        with connect(cluster) as client:
-            yield from shard_on_cluster(client, papers, base_iri)
+        yield from _on_cluster(cluster, shard_on_cluster, papers, base_iri)
         return
-    if extractor is None:
-        from kg.extract import Extractor
-
-        extractor = Extractor(base_iri)
+    extractor = _loaded(extractor, base_iri)
     if workers <= 1:
         for ex in extractor.extract(papers):
             yield from nquads_records([ex], base_iri)

@@ -20,7 +20,7 @@ from kg import migrate_links
 from kg.migrate_step import Pending
 from kg.query.sparql import prefixes, values
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, Iris
-from kg.rdf.mapping import BIBO, GraphMapper
+from kg.rdf.mapping import BIBO, GraphMapper, QuadSink
 from kg.store.types import Store
 from kg.store.version import CHANGES, FORMAT_VERSION
 from kg.types import Evidence, Paper
@@ -127,14 +127,8 @@ def lean_paper_graph(iris: Iris, paper_iri: str, graph: str, triples: Sequence[T
 
     title = first(paper, DCTERMS + "title") or None
     record = Paper(paper_iri, first(paper, DCTERMS + "abstract"), title=title)
-    out: list[Quad] = []
-    shared: list[Quad] = []
-
-    def add(s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
-        out.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, g))
-
-    def describe(s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
-        shared.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, eg))
+    sink = QuadSink(g, eg)
+    out, shared, add, describe = sink.out, sink.shared, sink.add, sink.describe
 
     for s, p, o in triples:
         sv, pv, ov = getattr(s, "value", ""), getattr(p, "value", ""), getattr(o, "value", "")

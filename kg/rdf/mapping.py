@@ -43,7 +43,7 @@ its links; the surface forms it contributed stay as aliases of the entity.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -76,6 +76,22 @@ def safe_iri(url: str) -> NamedNode | None:
         return NamedNode(url.strip())
     except ValueError:
         return None
+
+
+@dataclass(slots=True)
+class QuadSink:
+    """A paper graph's quads (`add`) and the entity descriptions it adds to the shared graph (`describe`)."""
+
+    graph: NamedNode
+    entities: NamedNode
+    out: list[Quad] = field(default_factory=list)
+    shared: list[Quad] = field(default_factory=list)
+
+    def add(self, s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
+        self.out.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, self.graph))
+
+    def describe(self, s: NamedNode, p: str | NamedNode, o: NamedNode | Literal) -> None:
+        self.shared.append(Quad(s, p if isinstance(p, NamedNode) else NamedNode(p), o, self.entities))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +127,8 @@ class GraphMapper:
         g = NamedNode(iris.paper_graph(paper.id))
         eg = NamedNode(iris.entities_graph)
         p = NamedNode(iris.paper(paper.id))
-        out: list[Quad] = []
-        shared: list[Quad] = []
-
-        def add(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
-            out.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, g))
-
-        def describe(s: NamedNode, pred: str | NamedNode, o: NamedNode | Literal) -> None:
-            shared.append(Quad(s, pred if isinstance(pred, NamedNode) else NamedNode(pred), o, eg))
+        sink = QuadSink(g, eg)
+        out, shared, add, describe = sink.out, sink.shared, sink.add, sink.describe
 
         add(p, _TYPE, self.kg("Paper"))  # kg:Paper is a subclass of schema:ScholarlyArticle (ontology)
         add(p, DCTERMS + "identifier", Literal(paper.id))
