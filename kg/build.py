@@ -258,11 +258,8 @@ def build_fresh(
     no aggregates read back per batch), then drops entity triples the schema graphs hold, counts the
     aggregates once from the graph and makes the full-text index once.
     """
-    import pyoxigraph as ox
-
-    from kg.query.search import SearchIndex
     from kg.store.embedded import COMPACT_AFTER, EmbeddedStore
-    from kg.write import rebuild_aggregates
+    from kg.write import write_new_store
 
     summary = summary or BuildSummary()
     started = time.perf_counter()
@@ -275,33 +272,15 @@ def build_fresh(
     store = EmbeddedStore(str(tmp), base_iri=base_iri)
     try:
         ensure_schema(store, base_iri)
-        texts: list[str] = []
-        loaded = 0
 
-        def load() -> None:
-            nonlocal loaded
-            if texts:
-                data = "".join(texts).encode("utf-8")
-                store.oxigraph.bulk_load(input=data, format=ox.RdfFormat.N_QUADS)
-                loaded += len(data)
-                texts.clear()
-
-        for ex, text, n in mapped_extractions(unique_last(papers), base_iri, workers, cluster=cluster,
-                                              extractor=extractor):
-            texts.append(text)
-            summary.add(ex, n)
+        def tick(ex: Extraction, quads: int) -> None:
+            summary.add(ex, quads)
             if progress:
                 progress(1)
-            if len(texts) >= load_every:
-                load()
-        load()
-        store._update(_schema_duplicates_dropped(iris))
-        rebuild_aggregates(store, iris)
-        index = SearchIndex.for_store(store, iris)
-        try:
-            index.sync(store, force=True)
-        finally:
-            index.close()
+
+        records = mapped_extractions(unique_last(papers), base_iri, workers, cluster=cluster,
+                                     extractor=extractor)
+        loaded = write_new_store(store, iris, records, tick, load_every=load_every)
         if loaded > COMPACT_AFTER:
             store.compact()
         store.close()
@@ -327,17 +306,6 @@ def _remove(store_dir: Path) -> None:
 def _index_of(store_dir: Path) -> Path:
     """The full-text index file beside a store directory (as `SearchIndex.for_store` names it)."""
     return store_dir.with_name(store_dir.name + ".search.sqlite")
-
-
-def _schema_duplicates_dropped(iris: Iris) -> str:
-    """Update text dropping the entity-description triples the vocabulary or ontology graph already holds
-    (what `write_graphs` leaves out of every write: no triple is stored in two graphs)."""
-    from kg.query.sparql import values
-
-    eg = NamedNode(iris.entities_graph)
-    schema = values("g", [NamedNode(iris.vocab_graph), NamedNode(iris.ontology_graph)])
-    return (f"DELETE {{ GRAPH {eg} {{ ?s ?p ?o }} }} WHERE {{ {schema} GRAPH {eg} {{ ?s ?p ?o }} "
-            "GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s)) }")
 
 
 def _ticking(items: Iterable[Extraction], progress: ProgressSink | None) -> Iterator[Extraction]:

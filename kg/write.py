@@ -20,7 +20,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pyoxigraph import Literal, NamedNode, Quad
 
@@ -66,6 +66,7 @@ class Written:
     removed_entities: tuple[str, ...]
 
 
+@runtime_checkable
 class _Updatable(Protocol):
     def _update(self, text: str) -> None: ...
 
@@ -155,6 +156,55 @@ def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Qua
     return [q for q in shared if (q.subject, q.predicate, q.object) not in held]
 
 
+def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction, str, int]],
+                    on_paper: Callable[[Extraction, int], None], *, load_every: int = 256) -> int:
+    """The write path for a store nobody reads yet (`kg build` into a new store, renamed into place when
+    complete): each paper's N-Quads, mapped by the workers, bulk-loaded every `load_every` papers with no
+    transaction per batch; then what every write keeps — no entity triple the schema graphs hold, the
+    aggregates, the full-text index — made once. Returns the bytes loaded (the caller may compact)."""
+    from pyoxigraph import RdfFormat
+
+    from kg.query.search import SearchIndex
+
+    bulk = getattr(store, "oxigraph", None)  # an in-process Oxigraph store: what a new local store is
+    if bulk is None or not isinstance(store, _Updatable):
+        raise TypeError("write_new_store needs an embedded store")
+    texts: list[str] = []
+    loaded = 0
+
+    def load() -> None:
+        nonlocal loaded
+        if texts:
+            data = "".join(texts).encode("utf-8")
+            bulk.bulk_load(input=data, format=RdfFormat.N_QUADS)
+            loaded += len(data)
+            texts.clear()
+
+    for ex, text_, quads in records:  # no lock: nobody else can see this store yet
+        texts.append(text_)
+        on_paper(ex, quads)
+        if len(texts) >= load_every:
+            load()
+    load()
+    store._update(_schema_duplicates_dropped(iris))
+    rebuild_aggregates(store, iris)
+    index = SearchIndex.for_store(store, iris)
+    try:
+        index.sync(store, force=True)
+    finally:
+        index.close()
+    return loaded
+
+
+def _schema_duplicates_dropped(iris: Iris) -> str:
+    """Update text dropping the entity-description triples the vocabulary or ontology graph already holds
+    (what `_not_in_schema` leaves out of every transactional write: no triple is stored in two graphs)."""
+    eg = NamedNode(iris.entities_graph)
+    schema = values("g", [NamedNode(iris.vocab_graph), NamedNode(iris.ontology_graph)])
+    return (f"DELETE {{ GRAPH {eg} {{ ?s ?p ?o }} }} WHERE {{ {schema} GRAPH {eg} {{ ?s ?p ?o }} "
+            "GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s)) }")
+
+
 def write_graphs(
     store: Store,
     iris: Iris,
@@ -179,10 +229,9 @@ def write_graphs(
         store.replace_graphs({**graphs, **counters}, shared)
         candidates = sorted(old - new)
         removed: list[str] = []
-        if candidates and hasattr(store, "_update"):  # every backend we ship; a foreign one keeps orphans
+        if candidates and isinstance(store, _Updatable):  # every backend we ship; a foreign one keeps orphans
             had = _described(store, iris, candidates)
-            updatable: _Updatable = store  # type: ignore[assignment]
-            updatable._update(_cleanup_text(iris, candidates) + " ;\n" + Meta(iris.base).bump())
+            store._update(_cleanup_text(iris, candidates) + " ;\n" + Meta(iris.base).bump())
             removed = sorted(had - _described(store, iris, candidates))
         if index is not None:
             index.refresh(store, before, ids, new | old)

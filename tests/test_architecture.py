@@ -29,11 +29,14 @@ LAYERS: list[tuple[str, set[str]]] = [
 # Two GraphQL object types that refer to each other (Paper.results -> Result.paper) are one schema split
 # over two files; strawberry.lazy resolves the references. No other cycle is allowed.
 ALLOWED_CYCLES = [{"api.types", "api.results"}]
-# Store write methods; papers are written by kg.write alone. kg.build writes the schema graphs, kg.migrate
-# (and its step kg.migrate_links) upgrades a layout, kg.reextract rewrites the shared entity descriptions; the
-# store implements them.
-WRITES = {"replace_graphs", "drop_graphs", "set_format_version"}
-WRITERS = {"kg.store", "kg.write", "kg.build", "kg.migrate", "kg.migrate_links", "kg.reextract"}
+# Store write methods; papers are written by kg.write alone (a new store too). The store implements them,
+# kg.build writes the schema graphs, kg.migrate (and its step kg.migrate_links) upgrades a layout; nothing
+# else calls them (kg.reextract rewrites entity descriptions through kg.write).
+WRITES = {"replace_graphs", "drop_graphs", "set_format_version", "bulk_load", "_update"}
+WRITERS: dict[str, set[str]] = {
+    "kg.store": WRITES, "kg.write": WRITES, "kg.build": {"replace_graphs"},
+    "kg.migrate": {"replace_graphs", "set_format_version"}, "kg.migrate_links": {"replace_graphs"},
+}
 
 
 def modules() -> dict[str, Path]:
@@ -166,10 +169,9 @@ def test_the_checker_sees_cycles_and_upward_imports() -> None:
 def test_only_the_write_path_writes() -> None:
     calls = []
     for module, path in sorted(MODULES.items()):
-        if any(module == w or module.startswith(w + ".") for w in WRITERS):
-            continue
+        allowed = next((m for w, m in WRITERS.items() if module == w or module.startswith(w + ".")), set())
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             func = node.func if isinstance(node, ast.Call) else None
-            if isinstance(func, ast.Attribute) and func.attr in WRITES:
+            if isinstance(func, ast.Attribute) and func.attr in WRITES - allowed:
                 calls.append(f"{module}:{func.lineno} calls {func.attr}")
     assert calls == []
