@@ -23,8 +23,9 @@ def failed(result: dict[str, Any]) -> list[str]:
 
 
 def test_killed_builds_leave_every_paper_whole_or_absent(tmp_path: Path) -> None:
-    result = kill_campaign.campaign(build_trials=3, mutation_trials=0, seed=11, copies_n=10, work=tmp_path)
-    assert [t["kind"] for t in result["trials"]] == ["build"] * 3
+    """Into an existing store (a transaction per batch) and into a new one (no store until it is whole)."""
+    result = kill_campaign.campaign(build_trials=4, mutation_trials=0, seed=11, copies_n=10, work=tmp_path)
+    assert [t["kind"] for t in result["trials"]] == ["build", "fresh build"] * 2
     assert failed(result) == []
 
 
