@@ -151,6 +151,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
     per_query = None if the_store.in_process else settings.query_timeout_s
     ctx = QueryContext.open(the_store, settings.base_iri, timeout_s=per_query)
     sparql = SparqlEndpoint(the_store, settings)  # its worker processes start on the first /sparql query
+    graphql = GraphQLApp(settings, ctx)
 
     async def healthz(request: Request) -> Response:
         try:
@@ -161,6 +162,8 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if settings.api_token:  # writes on: load the extractor before listening, not in the first
+            await run_in_threadpool(graphql.writer.extractor)  # addPapers' time budget (seconds of spaCy)
         gc.collect()
         gc.freeze()  # startup objects leave the collector's generations: shorter GC pauses per request
         try:
@@ -173,7 +176,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
 
     return Starlette(
         routes=[
-            Route("/graphql", GraphQLApp(settings, ctx), methods=["GET", "POST"]),
+            Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/sparql", sparql.handle, methods=["GET", "POST"]),
             Route("/export", make_export(ctx), methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
