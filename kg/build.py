@@ -22,6 +22,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.rdf.nquads import nquads_records
+from kg.store import local_directory
 from kg.store.types import Store
 from kg.types import Extraction, Paper, ReadProblem
 from kg.write import write_extractions, write_graphs
@@ -231,11 +232,8 @@ def build_into_store(
 def is_fresh(location: str) -> bool:
     """Whether `location` is a local store directory that is yet to be made (absent, or an empty
     directory): what `build_fresh` builds."""
-    if location.startswith("file:"):
-        location = location[len("file:"):].removeprefix("//")
-    elif ":" in location.split("/")[0] and len(location.split(":")[0]) > 1:  # memory:, http:, …
-        return False
-    return not os.path.exists(location) or (os.path.isdir(location) and not os.listdir(location))
+    path = local_directory(location)
+    return path is not None and (not os.path.exists(path) or (os.path.isdir(path) and not os.listdir(path)))
 
 
 def build_fresh(
@@ -263,9 +261,7 @@ def build_fresh(
 
     summary = summary or BuildSummary()
     started = time.perf_counter()
-    if location.startswith("file:"):
-        location = location[len("file:"):].removeprefix("//")
-    final = Path(location).resolve()
+    final = Path(local_directory(location) or location).resolve()
     tmp = final.with_name(final.name + ".building")
     _remove(tmp)  # what an earlier killed build left
     iris = Iris(base_iri)

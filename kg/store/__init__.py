@@ -45,6 +45,14 @@ def _scheme(location: str) -> str:
     return head.lower() if sep and len(head) > 1 and head.replace("+", "").isalnum() else ""
 
 
+def local_directory(location: str) -> str | None:
+    """The directory a plain path or `file:` location names; None for every other scheme."""
+    scheme = _scheme(location)
+    if scheme == "file":
+        return location[len("file:"):].removeprefix("//")
+    return location if scheme == "" else None
+
+
 def open_store(location: str, *, base_iri: str, read_only: bool = False, create: bool = True,
                upgrade: bool = False) -> Store:
     """Open the store at `location` with the backend its scheme names (a plain path is a directory).
@@ -56,12 +64,8 @@ def open_store(location: str, *, base_iri: str, read_only: bool = False, create:
         known = ", ".join(sorted(s + ":" for s in _BACKENDS.names() if s))
         raise StoreError(f"no store backend for {scheme}: (known: {known}, or a directory path)")
     target = _BACKENDS.get(scheme)
-    if scheme == "memory":
-        path: str | None = None
-    elif scheme == "file":
-        path = location[len("file:"):].removeprefix("//")
-    else:
-        path = location
+    local = local_directory(location)
+    path = None if scheme == "memory" else location if local is None else local
     extra = {"upgrade": True} if upgrade else {}  # backends registered by others may not know it
     store: Store = target(path, base_iri=base_iri, read_only=read_only, create=create, **extra)
     return store
