@@ -246,18 +246,17 @@ def build_fresh(
     summary: BuildSummary | None = None,
     cluster: str | Client | None = None,
     extractor: Extractor | None = None,
-    load_every: int = 256,
 ) -> BuildSummary:
     """Build a new store at `location` (absent or an empty directory): made beside it in
     `<location>.building`, renamed into place when complete, so an interrupted build leaves no store.
 
     Its content equals `build_into_store` into an empty store (tested), made more cheaply: the workers map
-    each paper to N-Quads, the parent bulk-loads them every `load_every` papers (no transaction per batch,
-    no aggregates read back per batch), then drops entity triples the schema graphs hold, counts the
-    aggregates once from the graph and makes the full-text index once.
+    each paper to N-Quads, the parent spools them with the schema graphs, the entity descriptions (once,
+    none the schema holds) and the aggregates tallied from the papers to a file beside the store, bulk-loads
+    it once, closes it and makes the full-text index once from a read-only opening (kg.write).
     """
-    from kg.store.embedded import COMPACT_AFTER, EmbeddedStore
-    from kg.write import write_new_store
+    from kg.store.embedded import EmbeddedStore
+    from kg.write import index_new_store, write_new_store
 
     summary = summary or BuildSummary()
     started = time.perf_counter()
@@ -267,7 +266,6 @@ def build_fresh(
     iris = Iris(base_iri)
     store = EmbeddedStore(str(tmp), base_iri=base_iri)
     try:
-        ensure_schema(store, base_iri)
 
         def tick(ex: Extraction, quads: int) -> None:
             summary.add(ex, quads)
@@ -276,9 +274,10 @@ def build_fresh(
 
         records = mapped_extractions(unique_last(papers), base_iri, workers, cluster=cluster,
                                      extractor=extractor)
-        loaded = write_new_store(store, iris, records, tick, load_every=load_every)
-        if loaded > COMPACT_AFTER:
-            store.compact()
+        write_new_store(store, iris, records, tick, spool=_spool_of(tmp), schema=schema_graphs(base_iri))
+        store.close()
+        store = EmbeddedStore(str(tmp), base_iri=base_iri, read_only=True)  # no compaction of the fresh files
+        index_new_store(store, iris)
         store.close()
     except BaseException:  # a failed or interrupted build leaves nothing behind
         store.close()
@@ -295,8 +294,14 @@ def build_fresh(
 def _remove(store_dir: Path) -> None:
     """Delete a store directory and the index file beside it, if present."""
     shutil.rmtree(store_dir, ignore_errors=True)
+    _spool_of(store_dir).unlink(missing_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(str(_index_of(store_dir)) + suffix).unlink(missing_ok=True)
+
+
+def _spool_of(store_dir: Path) -> Path:
+    """The N-Quads file a fresh build collects before its one bulk load (deleted after it)."""
+    return store_dir.with_name(store_dir.name + ".nq")
 
 
 def _index_of(store_dir: Path) -> Path:

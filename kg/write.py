@@ -20,6 +20,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -157,52 +158,65 @@ def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Qua
 
 
 def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction, str, int]],
-                    on_paper: Callable[[Extraction, int], None], *, load_every: int = 256) -> int:
+                    on_paper: Callable[[Extraction, int], None], *, spool: Path,
+                    schema: Mapping[str, Sequence[Quad]]) -> int:
     """The write path for a store nobody reads yet (`kg build` into a new store, renamed into place when
-    complete): each paper's N-Quads, mapped by the workers, bulk-loaded every `load_every` papers with no
-    transaction per batch; then what every write keeps — no entity triple the schema graphs hold, the
-    aggregates, the full-text index — made once. Returns the bytes loaded (the caller may compact)."""
-    from pyoxigraph import RdfFormat
-
-    from kg.query.search import SearchIndex
+    complete). Everything the store will hold — the `schema` graphs, each paper's N-Quads as the workers
+    mapped them, each entity description once (none the schema graphs hold), the aggregates tallied from
+    the papers' facts — goes to the file `spool`, bulk-loaded once: a single load writes every string and
+    index entry once, compressed (loads every few hundred papers plus transactions left ~1.5x the disk, and
+    Oxigraph's optimize() does not shrink it). Close the store right after (RocksDB's background compaction
+    of the fresh files would rewrite them uncompressed, +55 % within seconds) and make the full-text index
+    from a read-only opening: `index_new_store`. Returns the bytes loaded; `spool` is deleted whatever
+    happens."""
+    from pyoxigraph import RdfFormat, parse
 
     bulk = getattr(store, "oxigraph", None)  # an in-process Oxigraph store: what a new local store is
-    if bulk is None or not isinstance(store, _Updatable):
+    if bulk is None:
         raise TypeError("write_new_store needs an embedded store")
-    texts: list[str] = []
-    loaded = 0
+    held = {q.triple for g in (iris.vocab_graph, iris.ontology_graph) for q in schema.get(g, ())
+            if isinstance(q.subject, NamedNode)}
+    entities = NamedNode(iris.entities_graph)
+    described: dict[str, None] = {}  # entity-description lines, once each
+    facts: list[tuple[str, PaperFacts]] = []
+    try:
+        with spool.open("w", encoding="utf-8") as out:  # no lock: nobody else can see this store yet
+            for quads in schema.values():
+                out.writelines(f"{q} .\n" for q in quads)
+            for ex, text_, n in records:
+                by_graph: dict[str, list[Triple3]] = defaultdict(list)
+                for q in parse(text_, RdfFormat.N_QUADS):
+                    if q.graph_name == entities:
+                        if q.triple not in held:
+                            described.setdefault(f"{q} .\n")
+                    else:
+                        graph = getattr(q.graph_name, "value", "")
+                        by_graph[graph].append((q.subject, q.predicate, q.object))
+                        out.write(f"{q} .\n")
+                for name, triples in by_graph.items():
+                    if (pid := paper_id_of_graph(iris, name)) is not None:
+                        facts.append((iris.paper(pid), paper_facts(iris, iris.paper(pid), triples)))
+                on_paper(ex, n)
+            out.writelines(described)
+            counted = tally(iris, facts, entity_quads=len(described))
+            for quads in _counter_graphs(store, iris, {}, {}, (), counted=counted)[0].values():
+                out.writelines(f"{q} .\n" for q in quads)
+        loaded = spool.stat().st_size
+        bulk.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+    finally:
+        spool.unlink(missing_ok=True)
+    return loaded
 
-    def load() -> None:
-        nonlocal loaded
-        if texts:
-            data = "".join(texts).encode("utf-8")
-            bulk.bulk_load(input=data, format=RdfFormat.N_QUADS)
-            loaded += len(data)
-            texts.clear()
 
-    for ex, text_, quads in records:  # no lock: nobody else can see this store yet
-        texts.append(text_)
-        on_paper(ex, quads)
-        if len(texts) >= load_every:
-            load()
-    load()
-    store._update(_schema_duplicates_dropped(iris))
-    rebuild_aggregates(store, iris)
+def index_new_store(store: Store, iris: Iris) -> None:
+    """The full-text index of a store `write_new_store` made, all of it at once."""
+    from kg.query.search import SearchIndex
+
     index = SearchIndex.for_store(store, iris)
     try:
         index.sync(store, force=True)
     finally:
         index.close()
-    return loaded
-
-
-def _schema_duplicates_dropped(iris: Iris) -> str:
-    """Update text dropping the entity-description triples the vocabulary or ontology graph already holds
-    (what `_not_in_schema` leaves out of every transactional write: no triple is stored in two graphs)."""
-    eg = NamedNode(iris.entities_graph)
-    schema = values("g", [NamedNode(iris.vocab_graph), NamedNode(iris.ontology_graph)])
-    return (f"DELETE {{ GRAPH {eg} {{ ?s ?p ?o }} }} WHERE {{ {schema} GRAPH {eg} {{ ?s ?p ?o }} "
-            "GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s)) }")
 
 
 def write_graphs(
@@ -295,9 +309,10 @@ def _facts(iris: Iris, graph: str, triples: Iterable[Triple3]) -> PaperFacts:
 
 def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad]],
                     stored: Mapping[str, Sequence[Triple3]], shared: Sequence[Quad],
-                    *, from_graph: bool = False) -> tuple[dict[str, list[Quad]], Change]:
+                    *, from_graph: bool = False, counted: Aggregates | None = None,
+                    ) -> tuple[dict[str, list[Quad]], Change]:
     """The aggregate graphs this write changes, with their new content (`from_graph`: all of them,
-    recomputed from the graph rather than updated)."""
+    recomputed from the graph rather than updated; `counted`: all of them, from these counts)."""
     layout = Layout(iris)
     before = {g: _facts(iris, g, stored.get(g, ())) for g in graphs}
     after = {g: _facts(iris, g, [(q.subject, q.predicate, q.object) for q in quads])
@@ -306,9 +321,9 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
     fresh = list(dict.fromkeys(q for q in shared
                                if isinstance(q.graph_name, NamedNode) and q.graph_name.value == eg))
     added_entity_quads = len(fresh) - _present(store, fresh)
-    current = None if from_graph else stored_globals(store, layout)
+    current = None if from_graph or counted else stored_globals(store, layout)
     if current is None:  # never written (an empty store, or one filled another way): start from the graph
-        agg = recount(store, iris)
+        agg = counted or recount(store, iris)
         every = True
     else:
         agg = Aggregates(current, stored_entity_quads(store, layout), {}, {})
@@ -445,30 +460,52 @@ def _tidy(g: Globals) -> None:
 def recount(store: Store, iris: Iris) -> Aggregates:
     """Every aggregate computed from the graph (a full scan: for migration and stores filled otherwise)."""
     pfx = prefixes(iris)
-    g = Globals()
-    year_of_paper: dict[str, int | None] = {}
+    found: dict[str, tuple[int | None, str | None]] = {}
     for r in store.select(pfx + "SELECT ?p (SAMPLE(?y0) AS ?y) (SAMPLE(?v0) AS ?v) WHERE { ?p a kg:Paper "
                           "OPTIONAL { ?p dcterms:issued ?y0 } OPTIONAL { ?p kg:extractorVersion ?v0 } }"
                           " GROUP BY ?p"):
-        p = text(r, "p") or ""
-        year_of_paper[p] = year = year_of(text(r, "y"))
-        g.papers += 1
-        version = text(r, "v") or "none"
-        g.extractors[version] = g.extractors.get(version, 0) + 1
-        if year is not None:
-            g.years[year] = g.years.get(year, 0) + 1
+        found[text(r, "p") or ""] = (year_of(text(r, "y")), text(r, "v"))
     branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in paper_relations(iris))
-    links: set[tuple[str, str, str]] = set()
+    links: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for r in store.select(pfx + f"SELECT DISTINCT ?p ?r ?e WHERE {{ ?p a kg:Paper . {branches} "
                           "FILTER(isIRI(?e)) }"):
-        links.add((text(r, "p") or "", (text(r, "r") or "").removeprefix(iris.ns), text(r, "e") or ""))
+        links[text(r, "p") or ""].add(((text(r, "r") or "").removeprefix(iris.ns), text(r, "e") or ""))
+    prefix = Literal(iris.base + "graph/paper/")
+    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+                        f"FILTER(STRSTARTS(STR(?g), {prefix})) }}")
+    paper_quads = integer(rows[0], "n") if rows else 0
+    eg = NamedNode(iris.entities_graph)
+    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {eg} {{ ?s ?p ?o }} }}")
+    facts = [(p, PaperFacts(True, year, version, frozenset(links.get(p, ())), 0))
+             for p, (year, version) in found.items()]
+    agg = tally(iris, facts, entity_quads=integer(rows[0], "n") if rows else 0)
+    agg.globals.paper_quads = paper_quads
+    return agg
+
+
+def tally(iris: Iris, facts: Iterable[tuple[str, PaperFacts]], *, entity_quads: int) -> Aggregates:
+    """Every aggregate from the facts of each paper graph (paper IRI, its facts) and the number of
+    entity-description quads: what `recount` reads from a store, or a fresh build from its papers."""
+    g = Globals()
+    year_of_paper: dict[str, int | None] = {}
     by_entity: dict[str, set[str]] = defaultdict(set)
     rels_of: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for p, rel, e in links:
-        g.links[rel] = g.links.get(rel, 0) + 1
-        by_entity[e].add(p)
-        if (pid := iris.paper_id(p)) is not None:
-            rels_of[e][pid].add(rel)
+    for p, f in facts:
+        if not f.paper:
+            continue
+        year_of_paper[p] = f.year
+        g.papers += 1
+        g.paper_quads += f.quads
+        version = f.version or "none"
+        g.extractors[version] = g.extractors.get(version, 0) + 1
+        if f.year is not None:
+            g.years[f.year] = g.years.get(f.year, 0) + 1
+        pid = iris.paper_id(p)
+        for rel, e in f.links:
+            g.links[rel] = g.links.get(rel, 0) + 1
+            by_entity[e].add(p)
+            if pid is not None:
+                rels_of[e][pid].add(rel)
     entities: dict[str, EntityCounts] = {}
     for e, ps in by_entity.items():
         eid = iris.entity_id_of(e)
@@ -479,14 +516,8 @@ def recount(store: Store, iris: Iris) -> Aggregates:
             if (y := year_of_paper.get(p)) is not None:
                 ys[y] += 1
         entities[e] = EntityCounts(len(ps), dict(ys))
-    prefix = Literal(iris.base + "graph/paper/")
-    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-                        f"FILTER(STRSTARTS(STR(?g), {prefix})) }}")
-    g.paper_quads = integer(rows[0], "n") if rows else 0
-    eg = NamedNode(iris.entities_graph)
-    rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {eg} {{ ?s ?p ?o }} }}")
     lists = {e: {pid: " ".join(sorted(rs)) for pid, rs in rels_of[e].items()} for e in entities}
-    return Aggregates(g, integer(rows[0], "n") if rows else 0, entities, {}, lists)
+    return Aggregates(g, entity_quads, entities, {}, lists)
 
 
 def rebuild_aggregates(store: Store, iris: Iris) -> Globals:
