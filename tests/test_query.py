@@ -129,3 +129,13 @@ def test_search_index_file_follows_deletes(tmp_path: Path) -> None:
     store.drop_graphs([ctx.iris.paper_graph("seed-03")])
     ctx.index.sync(store, force=True)
     assert [h.paper.id for h in q.search(ctx, "coastal") if h.paper] == []
+
+
+def test_an_entitys_degree_is_its_papers_plus_its_entity_links(ctx: QueryContext) -> None:
+    g = q.neighborhood(ctx, "seed-12", depth=1)
+    assert g is not None
+    degrees = {n.id: n.degree for n in g.nodes}
+    assert degrees["dataset/agentdojo"] == 1  # one paper
+    assert degrees["method/melon"] == 2  # one paper; MELON defends against indirect prompt injection
+    assert degrees["threat/indirect-prompt-injection"] == 2  # one paper; the defence pointing at it
+    assert degrees["domain/llm-agents"] == 2  # one paper; its broader domain, large language models

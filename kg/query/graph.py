@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pyoxigraph import NamedNode
 
 from kg.query.context import QueryContext
-from kg.query.entities import entities_by_iris
+from kg.query.entities import entities_by_iris, paper_counts
 from kg.query.model import Edge, Node, Subgraph
 from kg.query.sparql import integer, iri_or_none, text, values
 from kg.rdf.iris import SKOS
@@ -89,17 +89,33 @@ def _edges(ctx: QueryContext, frontier: list[str], rels: list[NamedNode]) -> lis
 
 
 def _degrees(ctx: QueryContext, iris: Iterable[str], rels: list[NamedNode]) -> dict[str, int]:
-    """Edges in and out of each node (cached per store generation: popular entities have thousands)."""
+    """Each node's degree: a paper's links; an entity's papers (the count kept at write time, so a popular
+    entity costs a lookup right after a write, not a count of its thousands of edges) plus its edges to
+    other entities (variants, broader concepts, threats it defends against). Cached per store generation."""
+    extra = rels[len(ctx.relations):]
 
     def compute(missing: list[str]) -> dict[str, int]:
-        branches = " UNION ".join(f"{{ ?n {r} ?x }} UNION {{ ?x {r} ?n }}" for r in rels)  # not FILTER IN
-        rows = ctx.select(
-            f"SELECT ?n (COUNT(*) AS ?d) WHERE {{ {values('n', [NamedNode(i) for i in missing])} "
-            f"{branches} }} GROUP BY ?n"
-        )
-        return {text(r, "n") or "": integer(r, "d") for r in rows}
+        entities = [i for i in missing if ctx.iris.entity_id_of(i)]
+        others = [i for i in missing if not ctx.iris.entity_id_of(i)]
+        out = _edge_counts(ctx, others, rels)
+        if entities:
+            nodes = [NamedNode(i) for i in entities]
+            papers = paper_counts(ctx, nodes)
+            linked = _edge_counts(ctx, entities, extra)
+            out.update({i: papers.get(i, 0) + linked.get(i, 0) for i in entities})
+        return out
 
     return ctx.memo.counts(ctx.store, iris, compute, kind="degree")
+
+
+def _edge_counts(ctx: QueryContext, iris: Sequence[str], rels: Sequence[NamedNode]) -> dict[str, int]:
+    """Edges in and out of each node over these relations."""
+    if not iris or not rels:
+        return {}
+    branches = " UNION ".join(f"{{ ?n {r} ?x }} UNION {{ ?x {r} ?n }}" for r in rels)  # not FILTER IN
+    scope = values("n", [NamedNode(i) for i in iris])
+    rows = ctx.select(f"SELECT ?n (COUNT(*) AS ?d) WHERE {{ {scope} {branches} }} GROUP BY ?n")
+    return {text(r, "n") or "": integer(r, "d") for r in rows}
 
 
 def _labels(ctx: QueryContext, iris: Iterable[str]) -> dict[str, str]:
