@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -26,6 +27,10 @@ def export(
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
     unlinked: Annotated[bool, typer.Option(
         "--unlinked", help="graphml/gexf/cyjs: also the vocabulary concepts no paper links")] = False,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=1,
+        help="processes writing turtle/nt/nquads/trig from a local store (default: cores, at most 4)",
+    )] = min(4, os.cpu_count() or 1),
 ) -> None:
     """Serialise the whole graph as RDF, or as GraphML/GEXF/Cytoscape JSON for graph tools. With -o the format
     follows the file's extension (.ttl .nt .nq .trig .jsonld .rdf .graphml .gexf .cyjs); a --format that
@@ -45,11 +50,11 @@ def export(
             g = export_graph(QueryContext.open(st, base_iri), fmt, output, unlinked=unlinked)
             err.print(f"wrote {g.number_of_nodes()} nodes and {g.number_of_edges()} edges to {output}")
         elif output is None:
-            st.dump(sys.stdout.buffer, fmt)
+            st.dump(sys.stdout.buffer, fmt, workers=workers)
             sys.stdout.flush()
         else:
             with open(output, "wb") as fh:
-                st.dump(fh, fmt)
+                st.dump(fh, fmt, workers=workers)
     except (StoreError, OSError) as exc:
         fail(str(exc))
     finally:

@@ -13,6 +13,7 @@ import pyoxigraph as ox
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.formats import prefixes, rdf_format
 from kg.store.limits import collect
+from kg.store.parallel_dump import can_split, dump_in_parts
 from kg.store.sparql import bind
 from kg.store.types import BadQuery, Row, StoreError, Term
 from kg.store.version import check_format
@@ -148,8 +149,17 @@ class EmbeddedStore:
         self._update(self._meta.bump())
 
     # --- export -------------------------------------------------------------------------------
-    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
-        """Native Oxigraph serialisation; triple formats get one graph or the de-duplicated union."""
+    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None, *, workers: int = 1) -> None:
+        """Native Oxigraph serialisation; triple formats get one graph or the de-duplicated union. With
+        `workers` > 1, an on-disk store's whole dataset in a format that concatenates (turtle, nt, nquads,
+        trig) is written by that many processes (kg.store.parallel_dump)."""
+        if workers > 1 and graph is None and self.directory is not None and can_split(fmt):
+            graphs = [g for g in self._store.named_graphs()
+                      if isinstance(g, ox.NamedNode) and not is_meta_graph(g, self._meta)]
+            if not self.read_only:
+                self._store.flush()  # the workers read what is on disk
+            dump_in_parts(self.directory, self._store, out, fmt, self._base_iri, graphs, workers)
+            return
         dump_dataset(self._store, out, fmt, graph, self._meta, self._base_iri)
 
     def compact(self) -> None:

@@ -180,8 +180,9 @@ class RemoteStore:
         self._update(self._meta.bump())
 
     # --- export -------------------------------------------------------------------------------
-    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
-        """Fetch the data as N-Quads into an in-memory Oxigraph and serialise it like the embedded store."""
+    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None, *, workers: int = 1) -> None:
+        """Fetch the data as N-Quads into an in-memory Oxigraph and serialise it like the embedded store (one
+        process: the transfer, not the serialiser, is what takes the time)."""
         local = ox.Store()
         if self._ep.store is not None:
             params = [("graph", graph)] if graph else []

@@ -81,8 +81,9 @@ class Store(Protocol):
         """Number of quads in the data graphs (an entity repeated in two paper graphs counts twice)."""
         ...
 
-    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None) -> None:
-        """Serialise the dataset (or one graph) in one of: turtle, nt, nquads, trig, jsonld, xml."""
+    def dump(self, out: BinaryIO, fmt: str, graph: str | None = None, *, workers: int = 1) -> None:
+        """Serialise the dataset (or one graph) in one of: turtle, nt, nquads, trig, jsonld, xml; `workers`
+        processes where the backend can split the work (an on-disk store), else one."""
         ...
 
     def load(self, path: str, fmt: str = "nquads") -> None:
