@@ -161,6 +161,7 @@ def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = 
         res["turtle_s"], res["turtle_mb"] = time.perf_counter() - t, len(buf.getvalue()) / 1e6
         st.close()
     shutil.rmtree(path, ignore_errors=True)
+    path.with_name(path.name + ".search.sqlite").unlink(missing_ok=True)
     return res
 
 
