@@ -185,14 +185,16 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                 out.writelines(f"{q} .\n" for q in quads)
             for ex, text_, n in records:
                 by_graph: dict[str, list[Triple3]] = defaultdict(list)
-                for q in parse(text_, RdfFormat.N_QUADS):
+                # one quad a line, "\n"-terminated (kg.rdf.nquads): the workers' lines are written as they are
+                lines = text_.split("\n")[:-1]  # not splitlines(): a literal may hold a raw U+2028
+                for line, q in zip(lines, parse(text_, RdfFormat.N_QUADS), strict=True):
                     if q.graph_name == entities:
                         if q.triple not in held:
-                            described.setdefault(f"{q} .\n")
+                            described.setdefault(line + "\n")
                     else:
                         graph = getattr(q.graph_name, "value", "")
                         by_graph[graph].append((q.subject, q.predicate, q.object))
-                        out.write(f"{q} .\n")
+                        out.write(line + "\n")
                 for name, triples in by_graph.items():
                     if (pid := paper_id_of_graph(iris, name)) is not None:
                         facts.append((iris.paper(pid), paper_facts(iris, iris.paper(pid), triples)))

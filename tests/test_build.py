@@ -114,3 +114,16 @@ def test_only_new_local_directories_are_fresh(tmp_path: Path) -> None:
     EmbeddedStore(str(tmp_path / "made")).close()
     assert not is_fresh(str(tmp_path / "made"))
     assert not is_fresh("memory:") and not is_fresh("http://localhost:7878")
+
+
+def test_a_fresh_build_keeps_an_abstract_with_unicode_line_separators(
+    tmp_path: Path, extractor: Extractor
+) -> None:
+    """N-Quads leaves U+2028 unescaped inside a literal: the spool must still be read one quad a line."""
+    abstract = "We evaluate on ImageNet.\u2028Results\x0c improve."
+    build_fresh(str(tmp_path / "kg"), [Paper(id="p-ls", title="Separators", abstract=abstract)],
+                DEFAULT_BASE_IRI, extractor=extractor)
+    store = EmbeddedStore(str(tmp_path / "kg"))
+    rows = store.select('SELECT ?a WHERE { ?p <http://purl.org/dc/terms/identifier> "p-ls" ; '
+                        "<http://purl.org/dc/terms/abstract> ?a }")
+    assert [str(r["a"].value) for r in rows] == [abstract]

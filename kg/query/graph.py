@@ -95,8 +95,10 @@ def _degrees(ctx: QueryContext, iris: Iterable[str], rels: list[NamedNode]) -> d
     extra = rels[len(ctx.relations):]
 
     def compute(missing: list[str]) -> dict[str, int]:
-        entities = [i for i in missing if ctx.iris.entity_id_of(i)]
-        others = [i for i in missing if not ctx.iris.entity_id_of(i)]
+        entities: list[str] = []
+        others: list[str] = []
+        for i in missing:
+            (entities if ctx.iris.entity_id_of(i) else others).append(i)
         out = _edge_counts(ctx, others, rels)
         if entities:
             nodes = [NamedNode(i) for i in entities]

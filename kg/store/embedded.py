@@ -38,7 +38,6 @@ class EmbeddedStore:
         self._base_iri = base_iri
         self._store = _open(path, read_only=read_only, create=create)
         self._written = 0  # bytes of update text since opening: a big write is compacted on close
-        self._compacted = False  # compact() ran: close() reopens the directory once to drop old logs
         try:  # `upgrade` only for `kg migrate`: an older layout opens, a newer one never does
             self.format_version = check_format(self, self._meta, self._update, read_only=read_only,
                                                upgrade=upgrade)
@@ -163,9 +162,8 @@ class EmbeddedStore:
         dump_dataset(self._store, out, fmt, graph, self._meta, self._base_iri)
 
     def compact(self) -> None:
-        """Flush the write buffers and let Oxigraph optimize; close() then reopens the directory once, so no
-        large write-ahead log stays on disk (after a build, a load, a migration). Oxigraph 0.5's optimize()
-        does not merge files: a fresh build loads everything in one bulk load instead."""
+        """Flush the write buffers and let Oxigraph optimize (after a big write; close() calls it). Oxigraph
+        0.5's optimize() does not merge files: a fresh build loads everything in one bulk load instead."""
         if self.read_only:
             return
         try:
@@ -174,13 +172,12 @@ class EmbeddedStore:
         except OSError as exc:
             raise _write_error(self.location, exc) from None
         self._written = 0
-        self._compacted = True
 
     def close(self) -> None:
         """Flush; after writes of more than COMPACT_AFTER bytes (a build, not an addPapers), compact too,
         and open the directory once more: RocksDB deletes the write-ahead logs it no longer needs on open."""
         if not self.read_only:
-            if (self._written > COMPACT_AFTER or self._compacted) and self.location != "memory:":
+            if self._written > COMPACT_AFTER and self.location != "memory:":
                 self.compact()
                 self._store = ox.Store()  # closes the directory (and releases its lock)
                 with contextlib.suppress(OSError):
