@@ -23,8 +23,9 @@ from test_store_format import (
     aggregates,
     dataset,
     downgrade_to_v1,
+    in_own_process,
     kg,
-    set_stamp,
+    stamp,
 )
 
 from kg.query import (
@@ -195,14 +196,7 @@ def test_migrate_from_format_2_computes_the_aggregates(built: tuple[Path, Path],
     fresh, _ = built
     old = tmp_path / "v2"
     shutil.copytree(fresh, old)
-    raw = ox.Store(str(old))
-    gone = aggregates(raw)
-    assert gone
-    for q in gone:
-        raw.remove(q)
-    raw.flush()
-    del raw
-    set_stamp(old, 2)
+    assert drop_aggregates(old) > 0
     assert dataset(old) != dataset(fresh)
     proc = kg("migrate", "--store", old)
     assert f"from format version 2 to {FORMAT_VERSION}" in proc.stdout
@@ -216,17 +210,8 @@ def test_migrate_from_format_3_lists_each_entitys_papers(built: tuple[Path, Path
     fresh, _ = built
     old = tmp_path / "v3"
     shutil.copytree(fresh, old)
-    raw = ox.Store(str(old))
-    blocks = BASE + "ontology#paperBlocks"
-    gone = [q for q in aggregates(raw) if "/graph/meta/papers/" in str(q.graph_name)
-            or q.predicate.value == blocks]
-    assert any(q.predicate.value == blocks for q in gone) and len(gone) > len(
-        [q for q in gone if q.predicate.value == blocks])
-    for q in gone:
-        raw.remove(q)
-    raw.flush()
-    del raw
-    set_stamp(old, 3)
+    blocks, lists = drop_paper_lists(old)
+    assert blocks > 0 and lists > 0
     assert dataset(old) != dataset(fresh)
     proc = kg("migrate", "--store", old)
     assert f"from format version 3 to {FORMAT_VERSION}: 0 papers for version 4" in proc.stdout
@@ -234,6 +219,35 @@ def test_migrate_from_format_3_lists_each_entitys_papers(built: tuple[Path, Path
     assert answers(old) == answers(fresh)
 
 
+@in_own_process
+def drop_aggregates(path: Path) -> int:
+    """Rewrite a store into format 2: no aggregate graphs. Returns the quads removed."""
+    raw = ox.Store(str(path))
+    gone = aggregates(raw)
+    for q in gone:
+        raw.remove(q)
+    stamp(raw, 2)
+    raw.flush()
+    return len(gone)
+
+
+@in_own_process
+def drop_paper_lists(path: Path) -> tuple[int, int]:
+    """Rewrite a store into format 3: entity paper counts kept, their paper lists gone. Returns the
+    kg:paperBlocks quads and the paper-list quads removed."""
+    raw = ox.Store(str(path))
+    blocks = BASE + "ontology#paperBlocks"
+    gone = [q for q in aggregates(raw) if "/graph/meta/papers/" in str(q.graph_name)
+            or q.predicate.value == blocks]
+    for q in gone:
+        raw.remove(q)
+    stamp(raw, 3)
+    raw.flush()
+    n_blocks = sum(q.predicate.value == blocks for q in gone)
+    return n_blocks, len(gone) - n_blocks
+
+
+@in_own_process
 def fatten_to_format_2(path: Path) -> int:
     """Rewrite a current store into the format-2 layout: papers also typed schema:ScholarlyArticle,
     authors as dcterms:creator, link nodes carrying their evidence as text (kg:Link, rdf:subject,
@@ -301,9 +315,8 @@ def fatten_to_format_2(path: Path) -> int:
     for q in old:
         store.remove(q)
     store.extend(new)
+    stamp(store, 2)
     store.flush()
-    del store
-    set_stamp(path, 2)
     return len(nodes)
 
 

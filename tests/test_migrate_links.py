@@ -11,7 +11,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 from test_migrate import answers
-from test_store_format import BASE, SEED_JSONL, dataset, kg, set_stamp
+from test_store_format import BASE, SEED_JSONL, dataset, in_own_process, kg, stamp
 
 from kg.query import QueryContext, links
 from kg.rdf.iris import Iris
@@ -22,6 +22,7 @@ RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 N = ox.NamedNode
 
 
+@in_own_process
 def to_format_4(path: Path) -> int:
     """Rewrite a format-5 store into the format-4 link layout; returns the paper link nodes rewritten."""
     store = ox.Store(str(path))
@@ -61,9 +62,8 @@ def to_format_4(path: Path) -> int:
     for q in old:
         store.remove(q)
     store.extend(new)
+    stamp(store, 4)
     store.flush()
-    del store
-    set_stamp(path, 4)
     return plain
 
 

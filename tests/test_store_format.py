@@ -3,12 +3,18 @@ newer ones are refused and never written. Also the helpers the migrate/reextract
 
 from __future__ import annotations
 
+import functools
+import importlib
+import multiprocessing
 import os
 import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import pyoxigraph as ox
 import pytest
@@ -25,6 +31,8 @@ META = ox.NamedNode(BASE + "graph/meta")
 FORMAT = ox.NamedNode(KG + "formatVersion")
 EXTRACTOR_VERSION = ox.NamedNode(KG + "extractorVersion")
 ONTOLOGY = ox.NamedNode(BASE + "graph/ontology")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 # --- helpers shared with test_migrate.py and test_reextract.py -----------------------------------------
@@ -37,6 +45,28 @@ def kg(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str
     return proc
 
 
+def in_own_process(rewrite: Callable[P, T]) -> Callable[P, T]:
+    """Run a raw rewrite of a store directory in a fresh child process, as the older paperkg or other
+    tool it stands for would have: the test process never holds the store read-write itself. Why: a
+    pyoxigraph Store keeps RocksDB's in-process LOCK until its last reference goes, and one CI run saw the
+    next opening in the same process fail with "lock hold by current process"; a process's exit always
+    releases it. `rewrite` must be a module-level function of a test module."""
+
+    @functools.wraps(rewrite)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+            done: T = child.submit(_unwrapped, rewrite.__module__, rewrite.__name__, args, kwargs).result()
+        return done
+
+    return run
+
+
+def _unwrapped(module: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """In the child: call the function `in_own_process` wrapped, by its module and name."""
+    return getattr(importlib.import_module(module), name).__wrapped__(*args, **kwargs)
+
+
+@in_own_process
 def downgrade_to_v1(path: Path) -> int:
     """Rewrite a current store into the format-1 layout (what paperkg wrote before format versions):
     no stamp, no kg:extractorVersion on papers, and the ontology graph of that time (its declaration of
@@ -60,14 +90,20 @@ def aggregates(store: ox.Store) -> list[ox.Quad]:
             and q.graph_name.value.startswith(META.value + "/")]
 
 
+@in_own_process
 def set_stamp(path: Path, version: int) -> None:
+    """Stamp a store directory with another format version."""
     store = ox.Store(str(path))
+    stamp(store, version)
+    store.flush()
+
+
+def stamp(store: ox.Store, version: int) -> None:
+    """Replace an open store's format version stamp."""
     for q in list(store.quads_for_pattern(META, FORMAT, None, META)):
         store.remove(q)
     store.add(ox.Quad(META, FORMAT, ox.Literal(str(version), datatype=ox.NamedNode(
         "http://www.w3.org/2001/XMLSchema#integer")), META))
-    store.flush()
-    del store
 
 
 def dataset(path: Path) -> Counter[str]:
@@ -115,10 +151,7 @@ def test_the_stamp_lives_in_the_hidden_meta_graph(tmp_path: Path) -> None:
 
 def test_an_unstamped_store_with_data_is_format_1_and_names_kg_migrate(tmp_path: Path) -> None:
     loc = tmp_path / "kg"
-    raw = ox.Store(str(loc))  # what an older paperkg left: a generation token, no stamp
-    raw.add(ox.Quad(META, ox.NamedNode(KG + "generation"), ox.Literal("old"), META))
-    raw.flush()
-    del raw
+    write_unstamped(loc)
     for read_only in (False, True):
         with pytest.raises(StoreFormatError) as err:
             open_store(str(loc), base_iri=BASE, read_only=read_only)
@@ -130,6 +163,14 @@ def test_an_unstamped_store_with_data_is_format_1_and_names_kg_migrate(tmp_path:
     assert opened.format_version == 1 and isinstance(opened, EmbeddedStore)
     assert stamps(opened) == []  # opening for an upgrade writes nothing by itself
     opened.close()
+
+
+@in_own_process
+def write_unstamped(loc: Path) -> None:
+    """What an older paperkg left: a generation token, no stamp."""
+    raw = ox.Store(str(loc))
+    raw.add(ox.Quad(META, ox.NamedNode(KG + "generation"), ox.Literal("old"), META))
+    raw.flush()
 
 
 def test_the_cli_gives_one_line_for_an_old_store(tmp_path: Path) -> None:
