@@ -96,18 +96,34 @@ def chunks(exs: Iterable[Any], size: int = 256) -> Iterator[list[Any]]:
         yield batch
 
 
-def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = False) -> dict[str, Any]:
+class _Counted(io.RawIOBase):
+    """A binary sink that keeps only the number of bytes written (a 1M-paper export is gigabytes)."""
+
+    size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        self.size += len(b)
+        return len(b)
+
+
+def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = False,
+            keep: Path | None = None, export_workers: int = 1) -> dict[str, Any]:
     """`fresh`: the way `kg build` writes a new store (`kg.write.write_new_store`: mapped N-Quads bulk-loaded,
     aggregates and index made once, compacted); else batches of 200 through `write_extractions`, as a build
-    into an existing store or `kg load` writes."""
+    into an existing store or `kg load` writes. `keep`: move the store (and its index) there afterwards,
+    for the query benchmarks, instead of deleting it."""
     import pyoxigraph as ox
 
     from kg.build import ensure_schema, schema_graphs, write_extractions
+    from kg.query.search import SearchIndex
     from kg.rdf.iris import Iris
     from kg.rdf.mapping import GraphMapper
     from kg.rdf.nquads import nquads_records
     from kg.store.embedded import EmbeddedStore
-    from kg.write import index_new_store, write_new_store
+    from kg.write import write_new_store
 
     path = WORK / f"lean-store-{label}"
     shutil.rmtree(path, ignore_errors=True)
@@ -116,11 +132,10 @@ def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = 
     t0 = time.perf_counter()
     if fresh:
         records = (r for batch in chunks(exs) for r in nquads_records(batch, BASE))
+        index = SearchIndex(str(path.with_name(path.name + ".search.sqlite")), Iris(BASE))
         write_new_store(store, Iris(BASE), records, lambda ex, quads: None,
-                        spool=path.with_name(path.name + ".nq"), schema=schema_graphs(BASE))
-        store.close()
-        store = EmbeddedStore(str(path), base_iri=BASE, read_only=True)
-        index_new_store(store, Iris(BASE))
+                        spool=path.with_name(path.name + ".nq"), schema=schema_graphs(BASE), index=index)
+        index.close()
     else:
         ensure_schema(store, BASE)
         write_extractions(store, list(exs), GraphMapper(Iris(BASE)), batch_size=200)
@@ -155,13 +170,21 @@ def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = 
     res["disk_kb_per_paper_after_15s_open"] = du_kb(path) / n
     if export:
         st = EmbeddedStore(str(path), base_iri=BASE, read_only=True)
-        buf = io.BytesIO()
+        sink = _Counted()
         t = time.perf_counter()
-        st.dump(buf, "turtle")
-        res["turtle_s"], res["turtle_mb"] = time.perf_counter() - t, len(buf.getvalue()) / 1e6
+        st.dump(sink, "turtle", workers=export_workers)
+        res["turtle_s"], res["turtle_mb"] = time.perf_counter() - t, sink.size / 1e6
+        res["turtle_workers"] = export_workers
         st.close()
+    index = path.with_name(path.name + ".search.sqlite")
+    if keep is not None:
+        shutil.rmtree(keep, ignore_errors=True)
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        path.rename(keep)
+        if index.exists():
+            index.rename(keep.with_name(keep.name + ".search.sqlite"))
     shutil.rmtree(path, ignore_errors=True)
-    path.with_name(path.name + ".search.sqlite").unlink(missing_ok=True)
+    index.unlink(missing_ok=True)
     return res
 
 
@@ -221,6 +244,8 @@ def main() -> None:
     ap.add_argument("--bulk", action="store_true", help="synthetic papers, bulk-loaded (for 100k)")
     ap.add_argument("--fresh", action="store_true",
                     help="write as `kg build` into a new store does (bulk load), not in batches of 200")
+    ap.add_argument("--keep", type=Path, help="move the store here afterwards instead of deleting it")
+    ap.add_argument("--export-workers", type=int, default=1, help="processes for the Turtle export")
     a = ap.parse_args()
     if a.bulk:
         a.synthetic = True
@@ -229,7 +254,8 @@ def main() -> None:
         if a.synthetic and a.fresh:  # streamed: 100k extractions need not sit in memory
             from synth import synth_extractions
 
-            res = measure(synth_extractions(a.papers, 7), a.papers, a.label, not a.no_export, a.fresh)
+            res = measure(synth_extractions(a.papers, 7), a.papers, a.label, not a.no_export, a.fresh,
+                          a.keep, a.export_workers)
         else:
             res = measure(extractions(a.papers, a.synthetic), a.papers, a.label, not a.no_export, a.fresh)
     print(json.dumps(res, indent=1))

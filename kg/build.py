@@ -252,11 +252,12 @@ def build_fresh(
 
     Its content equals `build_into_store` into an empty store (tested), made more cheaply: the workers map
     each paper to N-Quads, the parent spools them with the schema graphs, the entity descriptions (once,
-    none the schema holds) and the aggregates tallied from the papers to a file beside the store, bulk-loads
-    it once, closes it and makes the full-text index once from a read-only opening (kg.write).
+    none the schema holds) and the aggregates tallied from the papers to a file beside the store, filling the
+    full-text index as it goes, bulk-loads the file once and closes the store (kg.write).
     """
+    from kg.query.search import SearchIndex
     from kg.store.embedded import EmbeddedStore
-    from kg.write import index_new_store, write_new_store
+    from kg.write import write_new_store
 
     summary = summary or BuildSummary()
     started = time.perf_counter()
@@ -265,6 +266,7 @@ def build_fresh(
     _remove(tmp)  # what an earlier killed build left
     iris = Iris(base_iri)
     store = EmbeddedStore(str(tmp), base_iri=base_iri)
+    index = SearchIndex(str(_index_of(tmp)), iris)
     try:
 
         def tick(ex: Extraction, quads: int) -> None:
@@ -274,13 +276,13 @@ def build_fresh(
 
         records = mapped_extractions(unique_last(papers), base_iri, workers, cluster=cluster,
                                      extractor=extractor)
-        write_new_store(store, iris, records, tick, spool=_spool_of(tmp), schema=schema_graphs(base_iri))
-        store.close()
-        store = EmbeddedStore(str(tmp), base_iri=base_iri, read_only=True)  # no compaction of the fresh files
-        index_new_store(store, iris)
-        store.close()
+        write_new_store(store, iris, records, tick, spool=_spool_of(tmp), schema=schema_graphs(base_iri),
+                        index=index)
+        store.close()  # right after the load: no background compaction of the fresh files
+        index.close()
     except BaseException:  # a failed or interrupted build leaves nothing behind
         store.close()
+        index.close()
         _remove(tmp)
         raise
     if final.is_dir():

@@ -159,17 +159,20 @@ def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Qua
 
 def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction, str, int]],
                     on_paper: Callable[[Extraction, int], None], *, spool: Path,
-                    schema: Mapping[str, Sequence[Quad]]) -> int:
+                    schema: Mapping[str, Sequence[Quad]], index: SearchIndex) -> int:
     """The write path for a store nobody reads yet (`kg build` into a new store, renamed into place when
     complete). Everything the store will hold — the `schema` graphs, each paper's N-Quads as the workers
     mapped them, each entity description once (none the schema graphs hold), the aggregates tallied from
     the papers' facts — goes to the file `spool`, bulk-loaded once: a single load writes every string and
     index entry once, compressed (loads every few hundred papers plus transactions left ~1.5x the disk, and
     Oxigraph's optimize() does not shrink it). Close the store right after (RocksDB's background compaction
-    of the fresh files would rewrite them uncompressed, +55 % within seconds) and make the full-text index
-    from a read-only opening: `index_new_store`. Returns the bytes loaded; `spool` is deleted whatever
-    happens."""
+    of the fresh files would rewrite them uncompressed, +55 % within seconds). The new, empty full-text
+    `index` is filled as the spool is written (no read of the whole store after the load, which took a
+    third of a 2,000-paper build's tail) and stamped with the loaded store's generation. Returns the bytes
+    loaded; `spool` is deleted whatever happens."""
     from pyoxigraph import RdfFormat, parse
+
+    from kg.query.search import NewDocs
 
     bulk = getattr(store, "oxigraph", None)  # an in-process Oxigraph store: what a new local store is
     if bulk is None:
@@ -179,15 +182,19 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
     entities = NamedNode(iris.entities_graph)
     described: dict[str, None] = {}  # entity-description lines, once each
     facts: list[tuple[str, PaperFacts]] = []
+    docs, pending = NewDocs(iris), dict[tuple[str, str], tuple[str, str]]()
     try:
         with spool.open("w", encoding="utf-8") as out:  # no lock: nobody else can see this store yet
             for quads in schema.values():
                 out.writelines(f"{q} .\n" for q in quads)
+                for q in quads:
+                    docs.see(q)
             for ex, text_, n in records:
                 by_graph: dict[str, list[Triple3]] = defaultdict(list)
                 # one quad a line, "\n"-terminated (kg.rdf.nquads): the workers' lines are written as they are
                 lines = text_.split("\n")[:-1]  # not splitlines(): a literal may hold a raw U+2028
                 for line, q in zip(lines, parse(text_, RdfFormat.N_QUADS), strict=True):
+                    docs.see(q)
                     if q.graph_name == entities:
                         if q.triple not in held:
                             described.setdefault(line + "\n")
@@ -199,26 +206,24 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                     if (pid := paper_id_of_graph(iris, name)) is not None:
                         facts.append((iris.paper(pid), paper_facts(iris, iris.paper(pid), triples)))
                 on_paper(ex, n)
+                pending.update(docs.take_papers())
+                if len(pending) >= _INDEX_BATCH:
+                    index.fill(pending)
+                    pending = {}
             out.writelines(described)
             counted = tally(iris, facts, entity_quads=len(described))
             for quads in _counter_graphs(store, iris, {}, {}, (), counted=counted)[0].values():
                 out.writelines(f"{q} .\n" for q in quads)
+        index.fill({**pending, **docs.entities()})
         loaded = spool.stat().st_size
         bulk.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+        index.stamp(store.generation())
     finally:
         spool.unlink(missing_ok=True)
     return loaded
 
 
-def index_new_store(store: Store, iris: Iris) -> None:
-    """The full-text index of a store `write_new_store` made, all of it at once."""
-    from kg.query.search import SearchIndex
-
-    index = SearchIndex.for_store(store, iris)
-    try:
-        index.sync(store, force=True)
-    finally:
-        index.close()
+_INDEX_BATCH = 500  # papers a full-text index transaction adds during a fresh build
 
 
 def write_graphs(

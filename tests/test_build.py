@@ -92,6 +92,26 @@ def test_a_fresh_build_stores_what_a_build_into_an_empty_store_does(
     assert not (tmp_path / "fresh.building").exists()
 
 
+def _indexed(index: SearchIndex) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every document of an index file with its indexed text."""
+    rows = index._db.execute("SELECT kind, key, name, body FROM docs JOIN fts ON fts.rowid = docs.id")
+    return {(kind, key): (name, body) for kind, key, name, body in rows}
+
+
+def test_a_fresh_build_indexes_exactly_what_the_index_reads_from_its_store(
+    tmp_path: Path, extractor: Extractor
+) -> None:
+    """The index filled while the spool is written holds the documents (vocabulary entities too) that
+    reading the built store gives, each with its text, so the store and its index agree from the start."""
+    build_fresh(str(tmp_path / "kg"), MORE, DEFAULT_BASE_IRI, extractor=extractor)
+    store = EmbeddedStore(str(tmp_path / "kg"), read_only=True)
+    index = SearchIndex.for_store(store, Iris(DEFAULT_BASE_IRI))
+    from_store = index._read(store)
+    assert _indexed(index) == from_store
+    assert from_store[("paper", "p2")] == ("Zorblax again", "We evaluate Zorblax on CIFAR-100 with accuracy.")
+    assert sum(kind == "entity" for kind, _ in from_store) > 100  # the vocabulary's entities as well
+
+
 def test_an_interrupted_fresh_build_leaves_no_store(tmp_path: Path, extractor: Extractor) -> None:
     where = tmp_path / "kg-data"
 

@@ -13,14 +13,14 @@ import re
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.query.sparql import prefixes, text, values
-from kg.rdf.iris import Iris
+from kg.rdf.iris import DCTERMS, RDF, SKOS, Iris
 from kg.store.types import Store
 
 _SCHEMA = """
@@ -37,6 +37,11 @@ _HITS, _HIT_TEXT = 256, 500  # remembered searches, and the longest text remembe
 Doc = tuple[str, str]  # (kind, key): kind "paper" (key = paper id) or "entity" (key = entity id)
 
 
+def _signature(content: tuple[str, str]) -> str:
+    """What tells a document's text changed."""
+    return hashlib.sha1("\0".join(content).encode()).hexdigest()
+
+
 def fts_query(text_: str, any_term: bool = False) -> str | None:
     """An FTS5 query from free text: quoted words (AND, or OR), the last one as a prefix; None if no words."""
     words = _WORD.findall(text_.lower())[:_MAX_TERMS]
@@ -45,6 +50,50 @@ def fts_query(text_: str, any_term: bool = False) -> str | None:
     terms = [f'"{w}"' for w in words]
     terms[-1] += "*"
     return (" OR " if any_term else " ").join(terms)
+
+
+class NewDocs:
+    """The documents `SearchIndex` reads from a store (a kg:Paper's identifier, title and abstract; an
+    entity's prefLabel and altLabels), gathered from the quads as a new store's spool is written."""
+
+    def __init__(self, iris: Iris) -> None:
+        self.iris = iris
+        self._paper_class = iris.term("Paper")
+        self._papers: dict[str, dict[str, str]] = defaultdict(dict)  # paper IRI -> field -> value
+        self._labels: dict[str, str] = {}
+        self._alts: dict[str, set[str]] = defaultdict(set)
+
+    def see(self, quad: Quad) -> None:
+        s, p, term = quad.subject, quad.predicate.value, quad.object
+        if not isinstance(s, NamedNode) or not isinstance(term, NamedNode | Literal):
+            return
+        o = term.value
+        if p == SKOS + "prefLabel":
+            self._labels[s.value] = o
+        elif p == SKOS + "altLabel":
+            self._alts[s.value].add(o)
+        elif p in _PAPER_FIELDS:
+            self._papers[s.value][_PAPER_FIELDS[p]] = o
+        elif p == RDF + "type" and o == self._paper_class:
+            self._papers[s.value]["typed"] = ""
+
+    def take_papers(self) -> dict[Doc, tuple[str, str]]:
+        """The papers seen since the last call (a paper's quads come together, in one record)."""
+        out = {("paper", f["id"]): (f.get("title", ""), f.get("abstract", ""))
+               for f in self._papers.values() if "typed" in f and "id" in f}
+        self._papers.clear()
+        return out
+
+    def entities(self) -> dict[Doc, tuple[str, str]]:
+        """Every entity seen with a prefLabel: its label and its sorted altLabels."""
+        out: dict[Doc, tuple[str, str]] = {}
+        for iri, label in self._labels.items():
+            if eid := self.iris.entity_id_of(iri):
+                out[("entity", eid)] = (label, " ; ".join(sorted(self._alts.get(iri, ()))))
+        return out
+
+
+_PAPER_FIELDS = {DCTERMS + "identifier": "id", DCTERMS + "title": "title", DCTERMS + "abstract": "abstract"}
 
 
 class SearchIndex:
@@ -198,7 +247,7 @@ class SearchIndex:
             for doc, content in docs.items():
                 if content is None:
                     continue
-                sig = hashlib.sha1("\0".join(content).encode()).hexdigest()
+                sig = _signature(content)
                 old = have.get(doc)
                 if old is not None and old[1] == sig:
                     continue
@@ -219,6 +268,29 @@ class SearchIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def fill(self, docs: Mapping[Doc, tuple[str, str]]) -> None:
+        """Add documents to a new index in one transaction, reading nothing back: what a fresh build does
+        while it spools, so no read of the whole store is left for after its load."""
+        rows = [(*doc, _signature(content), *content) for doc, content in docs.items()]
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for kind, key, sig, name, body in rows:
+                    rowid = db.execute("INSERT INTO docs(kind, key, sig) VALUES (?, ?, ?)",
+                                       (kind, key, sig)).lastrowid
+                    db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (rowid, name, body))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def stamp(self, generation: str) -> None:
+        """Record that the index is in step with this store generation (after `fill`)."""
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                                 [("generation", generation), ("base", self.iris.base)])
 
     def close(self) -> None:
         with self._lock:
