@@ -185,6 +185,7 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
     described: dict[str, None] = {}  # entity-description lines, once each
     facts: list[tuple[str, PaperFacts]] = []
     docs, pending = NewDocs(iris), dict[tuple[str, str], tuple[str, str]]()
+    indexed = docs.predicates
     try:
         with spool.open("w", encoding="utf-8") as out:  # no lock: nobody else can see this store yet
             for quads in schema.values():
@@ -196,7 +197,8 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                 # one quad a line, "\n"-terminated (kg.rdf.nquads): the workers' lines are written as they are
                 lines = text_.split("\n")[:-1]  # not splitlines(): a literal may hold a raw U+2028
                 for line, q in zip(lines, parse(text_, RdfFormat.N_QUADS), strict=True):
-                    docs.see(q)
+                    if q.predicate in indexed:
+                        docs.see(q)
                     if q.graph_name == entities:
                         if q.triple not in held:
                             described.setdefault(line + "\n")

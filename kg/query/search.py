@@ -63,6 +63,10 @@ class NewDocs:
         self._labels: dict[str, str] = {}
         self._alts: dict[str, set[str]] = defaultdict(set)
 
+    predicates = frozenset(NamedNode(p) for p in (SKOS + "prefLabel", SKOS + "altLabel", RDF + "type",
+                                                    DCTERMS + "identifier", DCTERMS + "title",
+                                                    DCTERMS + "abstract"))  # the only ones `see` keeps
+
     def see(self, quad: Quad) -> None:
         s, p, term = quad.subject, quad.predicate.value, quad.object
         if not isinstance(s, NamedNode) or not isinstance(term, NamedNode | Literal):
