@@ -163,15 +163,15 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                     schema: Mapping[str, Sequence[Quad]], index: SearchIndex) -> int:
     """The write path for a store nobody reads yet (`kg build` into a new store, renamed into place when
     complete). Everything the store will hold — the `schema` graphs, each paper's N-Quads as the workers
-    mapped them, each entity description once (none the schema graphs hold) — goes to the file `spool`,
-    bulk-loaded once, and the aggregates tallied from the papers' facts are loaded after it: a bulk load
-    writes every string and index entry once, compressed (loads every few hundred papers plus transactions
-    left ~1.5x the disk, and Oxigraph's optimize() does not shrink it; this second, small load leaves no
-    more disk than one: 42.3 against 43.6 MB at 3,000 papers). The spool's load runs in a thread (it
-    releases the GIL) while the aggregates are tallied and the full-text `index`, filled as the spool is
-    written, gets its entities: the tail after the last paper is the load alone. Close the store right after
-    (RocksDB's background compaction of fresh files would rewrite them uncompressed, +55 % within seconds).
-    Returns the bytes loaded; `spool` is deleted whatever happens."""
+    mapped them, each entity description once (none the schema graphs hold), the aggregates tallied from
+    the papers' facts — goes to the file `spool`, bulk-loaded once: a single load writes every string and
+    index entry once, compressed (loads every few hundred papers plus transactions left ~1.5x the disk,
+    Oxigraph's optimize() does not shrink it, and even a second small load of the aggregates alone left
+    17.5 KB a paper at 3,000 papers against 14.5). The full-text `index` is filled as the spool is written
+    (no read of the whole store after the load) and gets its entities while the load runs in a thread (it
+    releases the GIL). Close the store right after (RocksDB's background compaction of fresh files would
+    rewrite them uncompressed, +55 % within seconds). Returns the bytes loaded; `spool` is deleted whatever
+    happens."""
     from pyoxigraph import RdfFormat, parse
 
     from kg.query.search import NewDocs
@@ -215,16 +215,15 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                     index.fill(pending)
                     pending = {}
             out.writelines(described)
+            counted = tally(iris, facts, entity_quads=len(described))
+            for quads in _counter_graphs(store, iris, {}, {}, (), counted=counted)[0].values():
+                out.writelines(f"{q} .\n" for q in quads)
         with ThreadPoolExecutor(1, thread_name_prefix="bulk-load") as loader:  # waits for the load on exit
             loading = loader.submit(bulk.bulk_load, path=str(spool), format=RdfFormat.N_QUADS)
-            counted = tally(iris, facts, entity_quads=len(described))
-            aggregates = "".join(f"{q} .\n" for quads in _counter_graphs(
-                store, iris, {}, {}, (), counted=counted)[0].values() for q in quads).encode()
             index.fill({**pending, **docs.entities()})
             loading.result()
-        bulk.bulk_load(aggregates, format=RdfFormat.N_QUADS)
         index.stamp(store.generation())
-        return spool.stat().st_size + len(aggregates)
+        return spool.stat().st_size
     finally:
         spool.unlink(missing_ok=True)
 
