@@ -182,7 +182,10 @@ def _projection(text: str) -> list[str]:
 
 
 def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
-    """Parse, evaluate and serialise one query: (status, media type, body); refusals as plain text."""
+    """Parse, evaluate and serialise one query: (status, media type, body); refusals as plain text. The
+    result object is released on this thread whatever happens (see kg.store.limits._drain: pyoxigraph's
+    are thread-bound, and one dropped on another thread is leaked with its store)."""
+    result: Any = None
     try:
         form = classify_query(req.text)
         if form.form in ("SelectQuery", "AskQuery"):
@@ -220,6 +223,8 @@ def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
         return _plain(400, str(exc))
     except StoreError:
         return _plain(500, "the store could not answer this query")
+    finally:
+        result = None
 
 
 def _plain(status: int, message: str) -> Reply:

@@ -255,3 +255,20 @@ def test_rdflib_view_shares_the_store(store: EmbeddedStore) -> None:
     store.replace_graphs(dict([paper(1, 9)]))
     rows = ds.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(STRSTARTS(STR(?o), 'v1|')) }").bindings
     assert int(rows[0][Variable("n")]) == 9
+
+
+def test_a_query_refused_in_its_worker_thread_leaves_the_store_closable(tmp_path: Path) -> None:
+    """A timed SELECT runs in a worker thread; when it is refused there (too many rows), its solutions must
+    not travel to the caller's thread inside the exception (pyoxigraph leaks thread-bound results dropped
+    elsewhere, and with them the store): once closed, the directory opens again in this process."""
+    where = str(tmp_path / "kg")
+    first = EmbeddedStore(where)
+    first.replace_graphs({"urn:g": [ox.Quad(ox.NamedNode(f"urn:s{i}"), ox.NamedNode("urn:p"), ox.Literal(i),
+                                            ox.NamedNode("urn:g")) for i in range(50)]})
+    with pytest.raises(TooManyRows):
+        first.select("SELECT ?s WHERE { ?s ?p ?o }", timeout_s=30, max_rows=5)
+    first.close()
+    del first
+    again = EmbeddedStore(where)  # RocksDB's in-process lock: refused while the first is still open
+    assert len(again.select("SELECT ?s WHERE { ?s <urn:p> ?o }")) == 50
+    again.close()

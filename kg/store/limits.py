@@ -23,16 +23,23 @@ R = TypeVar("R")
 
 def _drain(rows: Iterator[T], convert: Callable[[T], R], max_rows: int | None,
            deadline: float | None, stop: threading.Event | None) -> list[R]:
+    """The converted rows. The solutions are released here whatever happens: pyoxigraph's result objects
+    are thread-bound ("unsendable"), and one whose last reference goes on another thread — say with an
+    exception's traceback handed to the caller — is leaked, keeping its store open (and an on-disk
+    store's RocksDB lock held) for the rest of the process."""
     out: list[R] = []
-    for row in rows:
-        if max_rows is not None and len(out) >= max_rows:
-            raise TooManyRows(f"query returned more than {max_rows} rows; add a LIMIT or narrow it")
-        if stop is not None and stop.is_set():
-            return out
-        if deadline is not None and time.monotonic() > deadline:
-            raise QueryTimeout("query timed out")
-        out.append(convert(row))
-    return out
+    try:
+        for row in rows:
+            if max_rows is not None and len(out) >= max_rows:
+                raise TooManyRows(f"query returned more than {max_rows} rows; add a LIMIT or narrow it")
+            if stop is not None and stop.is_set():
+                return out
+            if deadline is not None and time.monotonic() > deadline:
+                raise QueryTimeout("query timed out")
+            out.append(convert(row))
+        return out
+    finally:
+        del rows
 
 
 def collect(start: Callable[[], Iterator[T]], convert: Callable[[T], R], *,
