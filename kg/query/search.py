@@ -14,7 +14,8 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -42,6 +43,12 @@ def _signature(content: tuple[str, str]) -> str:
     return hashlib.sha1("\0".join(content).encode()).hexdigest()
 
 
+def _insert(db: sqlite3.Connection, doc: Doc, sig: str, content: tuple[str, str]) -> None:
+    """A document the index does not hold yet: its row and its text."""
+    rowid = db.execute("INSERT INTO docs(kind, key, sig) VALUES (?, ?, ?)", (*doc, sig)).lastrowid
+    db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (rowid, *content))
+
+
 def fts_query(text_: str, any_term: bool = False) -> str | None:
     """An FTS5 query from free text: quoted words (AND, or OR), the last one as a prefix; None if no words."""
     words = _WORD.findall(text_.lower())[:_MAX_TERMS]
@@ -50,6 +57,9 @@ def fts_query(text_: str, any_term: bool = False) -> str | None:
     terms = [f'"{w}"' for w in words]
     terms[-1] += "*"
     return (" OR " if any_term else " ").join(terms)
+
+
+_PAPER_FIELDS = {DCTERMS + "identifier": "id", DCTERMS + "title": "title", DCTERMS + "abstract": "abstract"}
 
 
 class NewDocs:
@@ -63,9 +73,9 @@ class NewDocs:
         self._labels: dict[str, str] = {}
         self._alts: dict[str, set[str]] = defaultdict(set)
 
+    # the only predicates `see` keeps: a caller may skip the others without calling it
     predicates = frozenset(NamedNode(p) for p in (SKOS + "prefLabel", SKOS + "altLabel", RDF + "type",
-                                                    DCTERMS + "identifier", DCTERMS + "title",
-                                                    DCTERMS + "abstract"))  # the only ones `see` keeps
+                                                    *_PAPER_FIELDS))
 
     def see(self, quad: Quad) -> None:
         s, p, term = quad.subject, quad.predicate.value, quad.object
@@ -96,8 +106,6 @@ class NewDocs:
                 out[("entity", eid)] = (label, " ; ".join(sorted(self._alts.get(iri, ()))))
         return out
 
-
-_PAPER_FIELDS = {DCTERMS + "identifier": "id", DCTERMS + "title": "title", DCTERMS + "abstract": "abstract"}
 
 
 class SearchIndex:
@@ -234,10 +242,20 @@ class SearchIndex:
             out[doc] = (out[doc][0], " ; ".join(sorted(forms)))
         return out
 
-    def _write(self, docs: Mapping[Doc, tuple[str, str] | None], gen: str, full: bool) -> None:
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """The index connection inside one write transaction, rolled back if anything fails."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _write(self, docs: Mapping[Doc, tuple[str, str] | None], gen: str, full: bool) -> None:
+        with self._transaction() as db:
             if full:
                 rows = db.execute("SELECT id, kind, key, sig FROM docs").fetchall()
             else:  # only the documents asked for: a refresh costs what it touches, not the index size
@@ -253,48 +271,29 @@ class SearchIndex:
                     continue
                 sig = _signature(content)
                 old = have.get(doc)
-                if old is not None and old[1] == sig:
-                    continue
-                if old is not None:
+                if old is None:
+                    _insert(db, doc, sig, content)
+                elif old[1] != sig:
                     db.execute("DELETE FROM fts WHERE rowid = ?", (old[0],))
                     db.execute("UPDATE docs SET sig = ? WHERE id = ?", (sig, old[0]))
-                    rowid = old[0]
-                else:
-                    rowid = db.execute(
-                        "INSERT INTO docs(kind, key, sig) VALUES (?, ?, ?)", (*doc, sig)
-                    ).lastrowid
-                db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (rowid, *content))
-            db.executemany(
-                "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                [("generation", gen), ("base", self.iris.base)],
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+                    db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (old[0], *content))
+            self._set_generation(db, gen)
 
     def fill(self, docs: Mapping[Doc, tuple[str, str]]) -> None:
         """Add documents to a new index in one transaction, reading nothing back: what a fresh build does
         while it spools, so no read of the whole store is left for after its load."""
-        rows = [(*doc, _signature(content), *content) for doc, content in docs.items()]
-        with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                for kind, key, sig, name, body in rows:
-                    rowid = db.execute("INSERT INTO docs(kind, key, sig) VALUES (?, ?, ?)",
-                                       (kind, key, sig)).lastrowid
-                    db.execute("INSERT INTO fts(rowid, name, body) VALUES (?, ?, ?)", (rowid, name, body))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._lock, self._transaction() as db:
+            for doc, content in docs.items():
+                _insert(db, doc, _signature(content), content)
 
     def stamp(self, generation: str) -> None:
         """Record that the index is in step with this store generation (after `fill`)."""
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                                 [("generation", generation), ("base", self.iris.base)])
+            self._set_generation(self._db, generation)
+
+    def _set_generation(self, db: sqlite3.Connection, generation: str) -> None:
+        db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                       [("generation", generation), ("base", self.iris.base)])
 
     def close(self) -> None:
         with self._lock:
