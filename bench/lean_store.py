@@ -22,7 +22,8 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -85,17 +86,6 @@ def part_of(q: Any, graph: str) -> str:
     return "paper metadata"
 
 
-def chunks(exs: Iterable[Any], size: int = 256) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for ex in exs:
-        batch.append(ex)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 class _Counted(io.RawIOBase):
     """A binary sink that keeps only the number of bytes written (a 1M-paper export is gigabytes)."""
 
@@ -131,7 +121,9 @@ def measure(exs: Iterable[Any], n: int, label: str, export: bool, fresh: bool = 
     store = EmbeddedStore(str(path), base_iri=BASE)
     t0 = time.perf_counter()
     if fresh:
-        records = (r for batch in chunks(exs) for r in nquads_records(batch, BASE))
+        stream = iter(exs)  # mapped 256 at a time, as the build's workers do
+        batches = iter(lambda: list(islice(stream, 256)), [])
+        records = (r for batch in batches for r in nquads_records(batch, BASE))
         index = SearchIndex(str(path.with_name(path.name + ".search.sqlite")), Iris(BASE))
         write_new_store(store, Iris(BASE), records, lambda ex, quads: None,
                         spool=path.with_name(path.name + ".nq"), schema=schema_graphs(BASE), index=index)
