@@ -249,7 +249,8 @@ def main() -> None:
             res = measure(synth_extractions(a.papers, 7), a.papers, a.label, not a.no_export, a.fresh,
                           a.keep, a.export_workers)
         else:
-            res = measure(extractions(a.papers, a.synthetic), a.papers, a.label, not a.no_export, a.fresh)
+            res = measure(extractions(a.papers, a.synthetic), a.papers, a.label, not a.no_export, a.fresh,
+                          a.keep, a.export_workers)
     print(json.dumps(res, indent=1))
     out = ROOT / "bench" / "results" / "lean_store.json"
     old = json.loads(out.read_text()) if out.exists() else {}

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from kg.query.counts import (
     EntityCounts,
@@ -44,6 +44,7 @@ from kg.query.memo import Change, carry_over
 from kg.query.paperlists import block_graph, block_quads, cut, index_quad, stored_blocks, stored_indexes
 from kg.query.paperlists import update as update_blocks
 from kg.query.sparql import integer, paper_relations, prefixes, text, values
+from kg.rdf.descriptions import Held, OneDescription, one_description, single_valued
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.store.types import Store
@@ -158,6 +159,27 @@ def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Qua
     return [q for q in shared if (q.subject, q.predicate, q.object) not in held]
 
 
+def _held_names(store: Store, iris: Iris, quads: Sequence[Quad], *, entities: bool = True) -> Held:
+    """The name and kind the store already gives the subjects of these entity descriptions: the
+    vocabulary's, else (with `entities`) the entities graph's (kg.rdf.descriptions)."""
+    single = single_valued(iris)
+    subjects = sorted({q.subject for q in quads
+                       if isinstance(q.subject, NamedNode) and q.predicate in single}, key=str)
+    if not subjects:
+        return {}
+    graphs = [iris.vocab_graph, iris.ontology_graph] + ([iris.entities_graph] if entities else [])
+    rows = store.select(
+        f"SELECT ?g ?s ?p ?o WHERE {{ {values('s', subjects)} {values('p', sorted(single, key=str))} "
+        f"{values('g', [NamedNode(g) for g in graphs])} GRAPH ?g {{ ?s ?p ?o }} }}")
+    held: dict[tuple[NamedNode | BlankNode, NamedNode], object] = {}
+    schema = {iris.vocab_graph, iris.ontology_graph}
+    for r in sorted(rows, key=lambda r: text(r, "g") not in schema):  # the vocabulary's value first
+        s, p = r["s"], r["p"]
+        if isinstance(s, NamedNode) and isinstance(p, NamedNode):
+            held.setdefault((s, p), r["o"])
+    return held
+
+
 def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction, str, int]],
                     on_paper: Callable[[Extraction, int], None], *, spool: Path,
                     schema: Mapping[str, Sequence[Quad]], index: SearchIndex) -> int:
@@ -183,6 +205,7 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
             if isinstance(q.subject, NamedNode)}
     entities = NamedNode(iris.entities_graph)
     described: dict[str, None] = {}  # entity-description lines, once each
+    one = OneDescription(iris)  # one name and kind per entity, the vocabulary's first
     facts: list[tuple[str, PaperFacts]] = []
     docs, pending = NewDocs(iris), dict[tuple[str, str], tuple[str, str]]()
     indexed = docs.predicates
@@ -192,17 +215,21 @@ def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction
                 out.writelines(f"{q} .\n" for q in quads)
                 for q in quads:
                     docs.see(q)
+                    one.hold(q)
             for ex, text_, n in records:
                 by_graph: dict[str, list[Triple3]] = defaultdict(list)
                 # one quad a line, "\n"-terminated (kg.rdf.nquads): the workers' lines are written as they are
                 lines = text_.split("\n")[:-1]  # not splitlines(): a literal may hold a raw U+2028
                 for line, q in zip(lines, parse(text_, RdfFormat.N_QUADS), strict=True):
-                    if q.predicate in indexed:
-                        docs.see(q)
                     if q.graph_name == entities:
-                        if q.triple not in held:
-                            described.setdefault(line + "\n")
+                        kept = None if q.triple in held else one.admit(q)
+                        if kept is not None and kept.triple not in held:
+                            if kept.predicate in indexed:
+                                docs.see(kept)
+                            described.setdefault(line + "\n" if kept is q else f"{kept} .\n")
                     else:
+                        if q.predicate in indexed:
+                            docs.see(q)
                         graph = getattr(q.graph_name, "value", "")
                         by_graph[graph].append((q.subject, q.predicate, q.object))
                         out.write(line + "\n")
@@ -251,6 +278,7 @@ def write_graphs(
                if isinstance(term, NamedNode) and (eid := iris.entity_id_of(term.value))}
         old |= _pointed_at(store, iris, sorted(old - new))
         shared = _not_in_schema(store, iris, shared)
+        shared = one_description(iris, shared, _held_names(store, iris, shared))
         counters, change = _counter_graphs(store, iris, graphs, stored, shared)
         store.replace_graphs({**graphs, **counters}, shared)
         candidates = sorted(old - new)
@@ -554,8 +582,8 @@ def replace_entities_graph(store: Store, iris: Iris, quads: Sequence[Quad]) -> N
     what the schema graphs hold (as every write does) and keeping the stored count of its quads exact."""
     with _WRITING:
         eg = NamedNode(iris.entities_graph)
-        kept = list(dict.fromkeys(Quad(q.subject, q.predicate, q.object, eg)
-                                  for q in _not_in_schema(store, iris, quads)))
+        outside = [Quad(q.subject, q.predicate, q.object, eg) for q in _not_in_schema(store, iris, quads)]
+        kept = one_description(iris, outside, _held_names(store, iris, outside, entities=False))
         graphs: dict[str, list[Quad]] = {eg.value: kept}
         if stored_globals(store, Layout(iris)) is not None:
             layout = Layout(iris)

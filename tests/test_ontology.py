@@ -128,12 +128,15 @@ def test_shapes_target_every_entity_class() -> None:
     assert {SKOS + "Concept", SKOS + "ConceptScheme", PROV + "SoftwareAgent"} <= targets
 
 
-def test_shapes_never_limit_preflabel_to_one() -> None:
+def test_an_entity_has_exactly_one_preflabel() -> None:
+    # the write path keeps one name per entity (kg.rdf.descriptions); SKOS allows one prefLabel a language
     shapes = load_shapes(BASE)
-    pref = rdflib.URIRef(SKOS + "prefLabel")
-    limited = [s for s in shapes.subjects(rdflib.URIRef(SH + "path"), pref)
-               if shapes.value(s, rdflib.URIRef(SH + "maxCount")) is not None]
-    assert limited == []
+    entity_shape = rdflib.URIRef("https://w3id.org/paperkg/shapes#EntityShape")
+    props = list(shapes.objects(entity_shape, rdflib.URIRef(SH + "property")))
+    path, label = rdflib.URIRef(SH + "path"), rdflib.URIRef(SKOS + "prefLabel")
+    pref = [p for p in props if shapes.value(p, path) == label]
+    counts = [tuple(shapes.value(p, rdflib.URIRef(SH + c)) for c in ("minCount", "maxCount")) for p in pref]
+    assert counts == [(rdflib.Literal(1), rdflib.Literal(1))]
 
 
 def test_paper_identifier_is_exactly_one() -> None:

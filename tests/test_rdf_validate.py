@@ -6,6 +6,7 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 
+from kg.rdf.descriptions import one_description
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.rdf.validate import ValidationReport, validate
@@ -99,14 +100,28 @@ def test_union_of_several_papers_declaring_the_same_entities_conforms() -> None:
     assert validate(_dataset(quads), BASE).conforms is True
 
 
-def test_entity_with_two_spellings_across_papers_conforms() -> None:
-    # same IRI (dataset/imagenet), two prefLabels contributed by two papers: no maxCount on prefLabel
+def _two_spellings() -> list[ox.Quad]:
+    """Two papers' quads naming one entity (dataset/imagenet) "ImageNet" and "Imagenet"."""
     a = _extraction(paper_id="a")
     b_links = tuple(
         Link(lk.relation, EntityRef("Dataset", "Imagenet", "Benchmark"), lk.evidence)
         if lk.entity.name == "ImageNet" else lk for lk in _extraction(paper_id="b").links)
     b = Extraction(_extraction(paper_id="b").paper, b_links, extractor_version="0.1.0")
-    assert validate(_dataset(_quads(a) + _quads(b)), BASE).conforms is True
+    return _quads(a) + _quads(b)
+
+
+def test_entity_with_two_spellings_across_papers_conforms_as_written() -> None:
+    # the write path keeps the first name and makes the second an altLabel (kg.rdf.descriptions)
+    quads = _two_spellings()
+    entities = ox.NamedNode(Iris(BASE).entities_graph)
+    described = [q for q in quads if q.graph_name == entities]
+    settled = [q for q in quads if q.graph_name != entities] + one_description(Iris(BASE), described)
+    assert validate(_dataset(settled), BASE).conforms is True
+
+
+def test_entity_with_two_prefLabels_does_not_conform() -> None:
+    report = validate(_dataset(_two_spellings()), BASE)
+    assert report.conforms is False and "MaxCount" in report.text
 
 
 def test_paper_with_title_only_conforms() -> None:

@@ -8,14 +8,15 @@ from pathlib import Path
 
 from fixtures_api import BASE, gold_extractions
 
-from kg.build import load_shards, write_shard
+from kg.build import ensure_schema, load_shards, schema_graphs, write_shard
 from kg.query import QueryContext, entity
 from kg.query.search import SearchIndex
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
+from kg.rdf.nquads import nquads_records
 from kg.store.embedded import EmbeddedStore
-from kg.types import EntityRef, Evidence, Extraction, Link, Paper
-from kg.write import delete_papers, write_extractions
+from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper
+from kg.write import delete_papers, write_extractions, write_new_store
 
 IRIS = Iris(BASE)
 
@@ -116,3 +117,69 @@ def test_an_entity_still_linked_elsewhere_or_through_a_variant_stays(tmp_path: P
     assert store.ask(f"ASK {{ GRAPH <{IRIS.entities_graph}> {{ <{base}> ?p ?o }} }}")
     delete_papers(store, IRIS, ["a"])
     assert not store.ask(f"ASK {{ GRAPH <{IRIS.entities_graph}> {{ <{base}> ?p ?o }} }}")
+
+
+# --- one description per entity (kg.rdf.descriptions) -------------------------------------------------
+def named(pid: str, etype: EntityType, name: str, kind: str | None = None) -> Extraction:
+    """A paper linking one entity by exactly this name."""
+    text = f"We study {name}."
+    rel = {"Task": "addressesTask", "Dataset": "usesDataset", "Model": "evaluatesModel"}[etype]
+    ev = Evidence(text, name, 9, 9 + len(name), 0.9, rule="test")
+    return Extraction(Paper(id=pid, abstract=text, title=f"Paper {pid}"),
+                      (Link(rel, EntityRef(etype, name, kind), ev),), extractor_version="test")
+
+
+def labels(store: EmbeddedStore, iri: str) -> tuple[set[str], set[str], set[str]]:
+    """An entity's prefLabels, altLabels and kinds over every graph."""
+    rows = store.select(f"SELECT ?p ?o WHERE {{ <{iri}> ?p ?o }}")
+    by: dict[str, set[str]] = {"prefLabel": set(), "altLabel": set(), "kind": set()}
+    for r in rows:
+        p = str(r["p"].value).rpartition("#")[2]
+        if p in by:
+            by[p].add(str(r["o"].value))
+    return by["prefLabel"], by["altLabel"], by["kind"]
+
+
+HIGHLIGHT = IRIS.base + "task/highlight-detection"
+
+
+def test_an_entity_named_two_ways_in_one_write_keeps_the_first_name(tmp_path: Path) -> None:
+    store = EmbeddedStore(str(tmp_path / "s"), base_iri=BASE)
+    exs = [named("a", "Task", "Highlight Detection"), named("b", "Task", "highlight detection")]
+    write_extractions(store, exs, GraphMapper(IRIS))
+    assert labels(store, HIGHLIGHT) == ({"Highlight Detection"}, {"highlight detection"}, set())
+
+
+def test_a_later_write_never_renames_an_entity(tmp_path: Path) -> None:
+    store = EmbeddedStore(str(tmp_path / "s"), base_iri=BASE)
+    ctx = QueryContext.open(store, BASE)
+    write_extractions(store, [named("a", "Task", "highlight detection")], GraphMapper(IRIS))
+    write_extractions(store, [named("b", "Task", "Highlight Detection")], GraphMapper(IRIS))
+    assert labels(store, HIGHLIGHT) == ({"highlight detection"}, {"Highlight Detection"}, set())
+    found = entity(ctx, None, "Highlight Detection")
+    assert found is not None and found.name == "highlight detection" and found.paper_count == 2
+
+
+def test_a_curated_concept_keeps_its_vocabulary_name_and_kind(tmp_path: Path) -> None:
+    store = EmbeddedStore(str(tmp_path / "s"), base_iri=BASE)
+    ensure_schema(store, BASE)
+    write_extractions(store, [named("a", "Model", "GPT 3.5"), named("b", "Dataset", "Davis", "Dataset")],
+                      GraphMapper(IRIS))
+    assert labels(store, IRIS.base + "model/gpt-3-5") == ({"GPT-3.5"}, {"GPT-3.5-turbo", "GPT 3.5"}, set())
+    assert labels(store, IRIS.base + "dataset/davis") == ({"DAVIS"}, {"Davis"}, {"Benchmark"})
+
+
+def test_a_fresh_build_settles_names_as_a_write_does(tmp_path: Path) -> None:
+    exs = [named("a", "Task", "Highlight Detection"), named("b", "Task", "highlight detection"),
+           named("c", "Model", "GPT 3.5"), named("d", "Dataset", "Davis", "Dataset")]
+    into = EmbeddedStore(str(tmp_path / "into"), base_iri=BASE)
+    ensure_schema(into, BASE)
+    write_extractions(into, exs, GraphMapper(IRIS))
+    fresh = EmbeddedStore(str(tmp_path / "fresh"), base_iri=BASE)
+    index = SearchIndex(str(tmp_path / "fresh.search.sqlite"), IRIS)
+    write_new_store(fresh, IRIS, nquads_records(exs, BASE), lambda ex, n: None, spool=tmp_path / "spool.nq",
+                    schema=schema_graphs(BASE), index=index)
+    index.close()
+    for iri in (HIGHLIGHT, IRIS.base + "model/gpt-3-5", IRIS.base + "dataset/davis"):
+        assert labels(fresh, iri) == labels(into, iri)
+    assert labels(fresh, HIGHLIGHT) == ({"Highlight Detection"}, {"highlight detection"}, set())
