@@ -138,3 +138,22 @@ def test_to_json_shape(extractor: Extractor) -> None:
         "evidence",
         "confidence",
     }
+
+
+POISON = (
+    "Our backdoor reaches a 20% attack success rate with 3% poisoning samples on the Florble corpus. "
+    "Decoding gets faster by reusing the re-ranking scores for *passage pruning*. "
+    "We employ a _Selective Token Poisoning_ technique to boost the attack."
+)
+
+
+def test_a_percent_before_a_word_is_part_of_a_measurement_not_a_name(extractor: Extractor) -> None:
+    assert not any(name[:1] in "%+" for _, _, name in links(extractor, POISON))
+
+
+def test_markdown_emphasis_is_no_part_of_a_name(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(id="t", abstract=POISON))
+    by_name = {lk.entity.name: lk.evidence for lk in ex.links}
+    assert "passage pruning" in by_name and "selective token poisoning" in by_name
+    ev = by_name["selective token poisoning"]
+    assert POISON[ev.start : ev.end] == ev.mention == "Selective Token Poisoning"

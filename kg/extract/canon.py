@@ -53,6 +53,7 @@ _METHOD_HEADS = frozenset(
 _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
+_EMPHASIS = "*_"  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
 
 
 def type_of_long_form(long: str) -> tuple[str, str | None] | None:
@@ -181,6 +182,7 @@ class Canonicaliser:
             if e["relation"] not in PROPOSE or not any(_contains_name(p, e["name"]) for p in proposed)
         ]  # "NeuroLogic" and "Decoding" are pieces of the proposed "NeuroLogic Decoding"
         entities = _drop_named_agents(_merge_generic_agents(entities))
+        entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
@@ -214,6 +216,26 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _without_emphasis(ent: dict[str, Any], text: str) -> dict[str, Any]:
+    """The entity with markdown emphasis marks trimmed from its name, mention (offsets too) and aliases."""
+    start, end = ent["start"], ent["end"]
+    while start < end and text[start] in _EMPHASIS:
+        start += 1
+    while end > start and text[end - 1] in _EMPHASIS:
+        end -= 1
+    if (start, end) == (ent["start"], ent["end"]) and ent["name"][:1] not in _EMPHASIS:
+        return ent
+    aliases = [a for a in (a.strip(_EMPHASIS) for a in ent.get("aliases", [])) if a]
+    name = ent["name"].strip(_EMPHASIS)
+    return {**ent, "start": start, "end": end, "mention": text[start:end], "name": name, "aliases": aliases}
+
+
+def _is_name(name: str) -> bool:
+    """A name starts with a letter or digit (any script: "μKE", "π0"): "% attack" of "20% attack success
+    rate" or "+8.2%" is a piece of a measurement."""
+    return name[:1].isalnum()
 
 
 def _contains_name(form: str, name: str) -> bool:
