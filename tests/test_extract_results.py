@@ -285,3 +285,13 @@ def test_a_named_split_after_the_dataset_is_kept(extractor: Extractor) -> None:
 
 def test_no_split_when_none_is_stated(extractor: Extractor) -> None:
     assert one(results(extractor, "ZetaNet reaches 90.1% accuracy on CIFAR-10."), 90.1)["split"] is None
+
+
+def test_a_percent_loosely_after_a_metric_that_names_its_own_noun_is_a_setting(extractor: Extractor) -> None:
+    text = "ZetaNet gives a +1.3 increase in top-1 accuracy over prior art at 90% ERK sparsity on ImageNet."
+    assert [r["value"] for r in results(extractor, text)] == [1.3]
+
+
+def test_a_factor_before_the_measure_it_multiplies_stays_a_result(extractor: Extractor) -> None:
+    text = "ZetaNet gives a speedup of between 2.30 to 3.70 times the speed of the baseline."
+    assert [(r["value"], r["metric"]) for r in results(extractor, text)] == [(3.7, "speedup")]

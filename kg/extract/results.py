@@ -88,6 +88,9 @@ _COUNTED = re.compile(
     r"points?|percent|higher|lower|better|worse|improvement|gain|increase|decrease|reduction|absolute|relative|"
     r"average|overall|after|from|under|using|without|across|by|as)\b)[a-z][a-z-]+"
 )
+# "over prior art at 90% ERK sparsity": a value loosely after a metric, followed by a noun, measures that noun
+_SETTING = re.compile(r"\s*(?!(?:the|a|an|its|their|this|that|these|those)\b)(?:[A-Z][A-Za-z0-9-]*\s+)?"
+                      + _COUNTED.pattern.removeprefix(r"\s*"))
 _OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
@@ -448,7 +451,9 @@ def _tie_metric(
         if first.bare and not tight and not loose:
             continue
         counted = (
-            _COUNTED.match(text[last.end : last.end + 30]) if last.bare and m.start < first.start else None
+            _COUNTED.match(text[last.end : last.end + 30]) if last.bare and m.start < first.start
+            else _SETTING.match(text[last.end : last.end + 30]) if not tight and m.start < first.start
+            else None
         )
         if counted and not any(
             x.start == last.end + len(text[last.end :]) - len(text[last.end :].lstrip()) for x in metrics
