@@ -157,3 +157,11 @@ def test_markdown_emphasis_is_no_part_of_a_name(extractor: Extractor) -> None:
     assert "passage pruning" in by_name and "selective token poisoning" in by_name
     ev = by_name["selective token poisoning"]
     assert POISON[ev.start : ev.end] == ev.mention == "Selective Token Poisoning"
+
+
+def test_a_participle_before_a_generic_head_is_no_method(extractor: Extractor) -> None:
+    text = ("We distil the trained models into a learned policy and compare with the aforementioned methods. "
+            "Our energy-based model outperforms them.")
+    names = {name for _, _, name in links(extractor, text)}
+    assert not names & {"trained models", "learned policy", "aforementioned methods"}
+    assert "energy-based model" in names

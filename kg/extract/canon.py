@@ -53,7 +53,14 @@ _METHOD_HEADS = frozenset(
 _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
-_EMPHASIS = "*_"  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
+_EMPHASIS = "*_"
+# "trained models", "learned policy", "compared methods": a participle before a generic head is no name
+_PARTICIPLE_GENERIC = re.compile(
+    r"(?:[a-z]+(?:ed|en)|existing) (?:models?|methods?|approach(?:es)?|algorithms?|networks?|systems?|"
+    r"polic(?:y|ies)|frameworks?|techniques?|architectures?|procedures?|strateg(?:y|ies)|predictors?|"
+    r"classifiers?|learners?|estimators?)",
+    re.I,
+)  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
 
 
 def type_of_long_form(long: str) -> tuple[str, str | None] | None:
@@ -173,8 +180,10 @@ class Canonicaliser:
             ent["aliases"] = aliases
             entities.append(ent)
         entities = [
-            e for e in entities if e["relation"] in PROPOSE or match_key(e["name"]) not in GENERIC_TERMS
-        ]  # "deep learning", "foundation models": the field's words, not a paper's links
+            e for e in entities
+            if e["relation"] in PROPOSE
+            or (match_key(e["name"]) not in GENERIC_TERMS and not _PARTICIPLE_GENERIC.fullmatch(e["name"]))
+        ]  # "deep learning", "foundation models", "trained models": the field's words, not a paper's links
         proposed = [e["name"] for e in entities if e["relation"] in PROPOSE]
         entities = [
             e
