@@ -165,3 +165,27 @@ def test_a_participle_before_a_generic_head_is_no_method(extractor: Extractor) -
     names = {name for _, _, name in links(extractor, text)}
     assert not names & {"trained models", "learned policy", "aforementioned methods"}
     assert "energy-based model" in names
+
+
+def test_an_acronym_for_a_method_for_a_known_problem_is_a_proposal(extractor: Extractor) -> None:
+    text = ("To close this gap, we propose BRAVE (Bounded Retrieval Adaptation for Visual Question "
+            "Answering), a novel approach that adapts retrieval to each question.")
+    got = links(extractor, text)
+    assert ("proposes", "Method", "BRAVE") in got
+    assert not any("Bounded Retrieval" in name for _, _, name in got)
+
+
+def test_the_name_after_our_proposed_approach_is_a_proposal(extractor: Extractor) -> None:
+    text = ("Our proposed approach KLIMT (Kernel Lifting with Implicit Temporal Memory) demonstrates "
+            "superior performance compared to existing methods.")
+    got = links(extractor, text)
+    assert ("proposes", "Method", "KLIMT") in got
+    assert not any("Kernel Lifting" in name for _, _, name in got)
+
+
+def test_no_name_is_cut_across_a_parenthesis_or_a_hyphen(extractor: Extractor) -> None:
+    text = ("Agents either pick the next action or write plans and executing sub-tasks with tools. We report "
+            "results for both referring widget parsing (RWP) and segmentation (RWS) tasks on the Glimmer "
+            "benchmark.")
+    names = {name for _, _, name in links(extractor, text)}
+    assert not any(")" in n or "(" in n or n.endswith("-") for n in names), names

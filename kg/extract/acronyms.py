@@ -85,6 +85,8 @@ def find_definitions(text: str) -> list[Acronym]:
             w_start = window[0].start()
             cut = max(text.rfind(". ", w_start, m.start()), text.rfind("; ", w_start, m.start()))
             w_start = cut + 2 if cut >= 0 else w_start
+            closed = text.rfind(")", w_start, m.start())  # never across an earlier parenthesis:
+            w_start = closed + 1 if closed >= 0 else w_start  # "comprehension (REC) and segmentation (RES)"
             w_start = max(w_start, text.rfind("\n", w_start, m.start()) + 1)  # never across title/abstract
             chunk = text[w_start : m.start()].rstrip().rstrip("*_")  # "*Stein Boltzmann Sampling* (SBS)"
             long = _match(inner_s, chunk)

@@ -243,8 +243,8 @@ def _without_emphasis(ent: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _is_name(name: str) -> bool:
     """A name starts with a letter or digit (any script: "μKE", "π0"): "% attack" of "20% attack success
-    rate" or "+8.2%" is a piece of a measurement."""
-    return name[:1].isalnum()
+    rate" or "+8.2%" is a piece of a measurement; and it is not cut off ("executing sub-" of "sub-tasks")."""
+    return name[:1].isalnum() and name[-1:] not in "-/("
 
 
 def _contains_name(form: str, name: str) -> bool:

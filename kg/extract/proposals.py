@@ -96,6 +96,15 @@ _MAKES_DATA = re.compile(
 )
 _ACTS_AFTER = re.compile(r"\)\s+(?:also\s+|then\s+|further\s+|effectively\s+)?([a-z]+s)\b")
 _COPULAS = frozenset(["is", "has", "does", "remains", "seems", "appears", "becomes"])
+# "Our proposed approach DAKD (…) demonstrates": the name right after the paper's own method noun
+_OUR_PROPOSED = re.compile(
+    r"\bour (?:proposed|new|novel) (?:approach|method|model|framework|algorithm|system|architecture|network|"
+    r"technique|module|pipeline|strategy|agent|benchmark|dataset),?\s+$",
+    re.I,
+)
+_PREPOSITIONS = frozenset(
+    ["for", "with", "via", "against", "on", "in", "under", "through", "towards", "from"]
+)
 _NAME_AFTER_HEAD = re.compile(r"\s*[a-z]+\s+(?:\(\s*)?[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w-]*")
 
 
@@ -268,7 +277,9 @@ class ProposalFinder:
         for i in range(len(words) - 1 if len(words) > 1 else 1):
             e = self.lexicon.lookup(" ".join(words[i:]))
             if e is not None and (i == 0 or e.ref.type in ("Task", "Domain", "Threat", "Metric")):
-                return True  # "X learning (XL)": the problem; "topology-aware graph attention network": new
+                # "X learning (XL)": the problem; "topology-aware graph attention network": new; and
+                # "Subgraph Adaptation for Few-shot Relational Reasoning" is a method for a known problem
+                return i == 0 or not any(w.lower() in _PREPOSITIONS for w in words[:i])
         return False
 
     def _ok(self, word: str, strength_needed: int, sent_start: bool) -> bool:
@@ -355,6 +366,12 @@ class ProposalFinder:
                 kind = kind or kind_near(text[verb.end() : s - off][-60:]) or kind_near(text[e - off :][:80])
                 ns, ne = _short_span(acr, s, e, name)
                 adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")
+        for m in NAME_RE.finditer(text):
+            own = _OUR_PROPOSED.search(text[max(0, m.start() - 60) : m.start()])
+            if own and self._ok(m.group(), 1, False):
+                kind = kind_near(text[max(0, m.start() - 30) : m.start()])
+                ns, ne = _short_span(acr, off + m.start(), off + m.end(), m.group())
+                adder(ns, ne, m.group(), kind, CONF_PATTERN + 0.05, "our-proposed")
         if _WE.search(text):  # "… with a novel parsing-guided transformer (PGTFormer)"
             for a in acr:
                 ls, ss = a.long_start, a.short_start
@@ -417,8 +434,12 @@ class ProposalFinder:
 
 
 def _names_a_problem(long: str) -> bool:
-    """A long form whose head is a problem or task noun ("bilingual dictionary induction" is not)."""
-    head = long.split()[-1].lower() if long.split() else ""
+    """A long form whose head is a problem or task noun ("bilingual dictionary induction" is not), unless
+    the problem follows a preposition ("Subgraph Adaptation for Few-shot Relational Reasoning": a method)."""
+    words = long.split()
+    head = words[-1].lower() if words else ""
+    if any(w.lower() in _PREPOSITIONS for w in words[1:-1]):
+        return False
     return head in TASK_HEADS or head in ("problem", "problems", "task", "tasks")
 
 
