@@ -67,6 +67,16 @@ def test_acronym_long_form_in_markdown_emphasis() -> None:
     assert find_definitions(text)[0][:2] == ("QTS", "Quokka Tensor Sketching")
 
 
+def test_acronym_long_form_starts_at_a_content_word() -> None:
+    text = "we introduce Adaptive Decoding and Planning for complex Texts (ADaPT), an approach"
+    assert find_definitions(text)[0][:2] == ("ADaPT", "Adaptive Decoding and Planning for complex Texts")
+
+
+def test_acronym_long_form_never_reaches_across_an_earlier_parenthesis() -> None:
+    text = "for both widget layout parsing (WLP) and segmentation (WS) tasks"
+    assert [a.short for a in find_definitions(text)] == ["WLP"]
+
+
 def test_parenthesised_example_is_not_a_definition() -> None:
     assert find_definitions("a colour space (e.g., YUV) and") == []
 

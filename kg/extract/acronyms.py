@@ -31,6 +31,15 @@ _PAREN = re.compile(r"\(([^()]{1,160})\)")
 _SHORT = re.compile(r"^[A-Za-z][A-Za-z0-9\-.+'&]{0,15}$")
 _WORD = re.compile(r"\S+")
 _DIGIT_WORDS = {"2": "t", "4": "f"}  # L2D = Learning-to-Defer, Seq2Seq, B4F
+_FUNCTION_WORDS = frozenset(
+    ["a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "via"]
+)
+
+
+def _function_word_at(text: str, i: int) -> bool:
+    """Whether a function word starts at `i` ("and Planning for complex Tasks" is no long form of ADaPT)."""
+    m = re.match(r"[\w-]+", text[i:])
+    return m is not None and m.group().lower() in _FUNCTION_WORDS
 
 
 def best_long_form(short: str, long: str, strict: bool = True) -> str | None:
@@ -42,7 +51,8 @@ def best_long_form(short: str, long: str, strict: bool = True) -> str | None:
         if not c.isalnum():
             s -= 1
             continue
-        while i >= 0 and (long[i].lower() != c or (strict and s == 0 and i > 0 and long[i - 1].isalnum())):
+        while i >= 0 and (long[i].lower() != c or (strict and s == 0 and (
+                (i > 0 and long[i - 1].isalnum()) or _function_word_at(long, i)))):
             i -= 1
         if i < 0:
             return None
