@@ -189,3 +189,28 @@ def test_no_name_is_cut_across_a_parenthesis_or_a_hyphen(extractor: Extractor) -
             "benchmark.")
     names = {name for _, _, name in links(extractor, text)}
     assert not any(")" in n or "(" in n or n.endswith("-") for n in names), names
+
+
+THEORY = (
+    "Degrees of such graphs follow a power law. Learned control replaces hand-derived control laws. "
+    "We derive upper bounds on the estimation error and near-optimal regret bounds, improving on the "
+    "upper confidence bound algorithm. Using matrix perturbation analysis, we recover the leading "
+    "eigenvectors."
+)
+
+
+def test_a_theory_papers_bounds_are_results_not_methods(extractor: Extractor) -> None:
+    got = links(extractor, THEORY)
+    assert not any(t == "Method" and name.endswith("bounds") for _, t, name in got)
+    assert any(name == "upper confidence bound" for _, _, name in got)
+
+
+def test_an_ambiguous_domain_word_headed_by_another_noun_is_no_domain(extractor: Extractor) -> None:
+    assert ("targetsDomain", "Domain", "law") not in links(extractor, THEORY)
+    assert ("targetsDomain", "Domain", "law") in links(extractor, "We study AI tools in law and medicine.")
+
+
+def test_a_perturbation_is_a_threat_only_among_attacks(extractor: Extractor) -> None:
+    assert not any(t == "Threat" for _, t, _ in links(extractor, THEORY))
+    text = "Chinese language models are brittle under adversarial attacks such as word perturbation."
+    assert any(t == "Threat" and "perturbation" in name for _, t, name in links(extractor, text))

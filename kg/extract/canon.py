@@ -54,6 +54,7 @@ _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 _EMPHASIS = "*_"
+_RESULT_HEADS = frozenset(["bound", "bounds", "guarantee", "guarantees"])  # what a theory paper proves
 # "trained models", "learned policy", "compared methods": a participle before a generic head is no name
 _PARTICIPLE_GENERIC = re.compile(
     r"(?:[a-z]+(?:ed|en)|existing) (?:models?|methods?|approach(?:es)?|algorithms?|networks?|systems?|"
@@ -182,8 +183,10 @@ class Canonicaliser:
         entities = [
             e for e in entities
             if e["relation"] in PROPOSE
-            or (match_key(e["name"]) not in GENERIC_TERMS and not _PARTICIPLE_GENERIC.fullmatch(e["name"]))
-        ]  # "deep learning", "foundation models", "trained models": the field's words, not a paper's links
+            or (match_key(e["name"]) not in GENERIC_TERMS and not _PARTICIPLE_GENERIC.fullmatch(e["name"])
+                and not (e["type"] == "Method" and e["rule"] != "vocab"
+                         and e["name"].split()[-1].lower() in _RESULT_HEADS))
+        ]  # "deep learning", "trained models", "regret bounds": the field's words or a result, not a method
         proposed = [e["name"] for e in entities if e["relation"] in PROPOSE]
         entities = [
             e

@@ -76,6 +76,10 @@ _RISK_QUALIFIERS = frozenset(["safety", "security", "privacy", "misuse", "leakag
 _ACTOR_QUALIFIERS = frozenset(
     ["malicious", "byzantine", "compromised", "adversarial", "dishonest", "untrusted"]
 )
+# words that make a plain "X perturbation" an attack's ("adversarial attacks like word perturbation")
+_ATTACK_CONTEXT = frozenset(
+    ["adversarial", "attack", "attacks", "attacker", "attackers", "adversary", "vulnerable", "vulnerability"]
+)
 _OPEN, _CLOSE = frozenset(["—", "–", "--", "(", ":"]), frozenset(["—", "–", "--", ")", ".", ";", ","])
 _NOUNS = ("NN", "NNS", "NNP", "NNPS")
 CONF_THREAT = CONF_PATTERN - 0.1
@@ -145,6 +149,10 @@ def threat_mentions(head: Token, mods: list[Token]) -> list[Mention]:
         if kind is not None and kind[0] == mods[0].idx:
             break
         mods.pop(0)
+    if base == "perturbation" and not (
+        any(t.lower_ in THREAT_ADJ for t in mods) or any(t.lower_ in _ATTACK_CONTEXT for t in head.sent)
+    ):
+        return []  # "matrix perturbation analysis", "reward perturbation": a threat only among attacks
     out: list[Mention] = []
     if mods and mods[-1].tag_ != "CD":
         start, end = mods[0].idx, head.idx + len(head)

@@ -151,6 +151,15 @@ class VocabMatcher:
                 and span[0].dep_ not in ("compound", "nsubj", "dobj", "pobj")
             ):
                 continue  # "boosting performance" is a verb, not the method
+            if (
+                len(span) == 1
+                and e.case_sensitive
+                and e.ref.type == "Domain"
+                and span.start > 0
+                and doc[span.start - 1].tag_ in ("NN", "NNS", "NNP")
+                and doc[span.start - 1].whitespace_
+            ):
+                continue  # "power law", "control laws": an ambiguous word headed by another noun
             following = doc[span.end].lower_ if span.end < len(doc) else ""
             if e.ref.type == "Task" and following in TASK_PART_NOUNS:
                 continue  # "image classification loss", "feature selection mechanism": a part, not the task
