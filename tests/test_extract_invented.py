@@ -214,3 +214,11 @@ def test_a_perturbation_is_a_threat_only_among_attacks(extractor: Extractor) -> 
     assert not any(t == "Threat" for _, t, _ in links(extractor, THEORY))
     text = "Chinese language models are brittle under adversarial attacks such as word perturbation."
     assert any(t == "Threat" and "perturbation" in name for _, t, name in links(extractor, text))
+
+
+def test_a_judged_measure_is_named_by_the_measure(extractor: Extractor) -> None:
+    text = ("Zorblax achieves comparable accuracy to strong baselines with comparable model size on the "
+            "Florble benchmark.")
+    got = links(extractor, text)
+    assert ("reportsMetric", "Metric", "accuracy") in got
+    assert not any(name.split()[0] in ("comparable", "model") for _, _, name in got)

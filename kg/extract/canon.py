@@ -54,6 +54,9 @@ _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 _EMPHASIS = "*_"
+# "comparable accuracy", "competitive runtime": a judgement of a measure (the mined tier has such terms)
+_EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "reasonable", "satisfactory",
+                         "favorable", "favourable", "remarkable", "promising"])
 _RESULT_HEADS = frozenset(["bound", "bounds", "guarantee", "guarantees"])  # what a theory paper proves
 # "trained models", "learned policy", "compared methods": a participle before a generic head is no name
 _PARTICIPLE_GENERIC = re.compile(
@@ -180,6 +183,7 @@ class Canonicaliser:
                     aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
             ent["aliases"] = aliases
             entities.append(ent)
+        entities = _without_evaluative(entities, text)
         entities = [
             e for e in entities
             if e["relation"] in PROPOSE
@@ -228,6 +232,27 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _without_evaluative(entities: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """Entities named "comparable accuracy" named by their measure ("accuracy"), unless the paper links that
+    already or it is one plain word of a method ("comparable model"); curated names are left as they are."""
+    have = {(e["type"], match_key(e["name"])) for e in entities}
+    out = []
+    for e in entities:
+        first, _, rest = e["name"].partition(" ")
+        if e["rule"] == "vocab" or first.lower() not in _EVALUATIVE or not rest:
+            out.append(e)
+            continue
+        bare = e["type"] == "Method" and rest.islower() and " " not in rest
+        if bare or (e["type"], match_key(rest)) in have:
+            continue  # linked already; "comparable model" leaves no method
+        start = e["start"]
+        if text[start : start + len(first)].lower() == first.lower():
+            start += len(first) + 1
+        have.add((e["type"], match_key(rest)))
+        out.append({**e, "name": rest, "start": start, "mention": text[start : e["end"]]})
+    return out
 
 
 def _without_emphasis(ent: dict[str, Any], text: str) -> dict[str, Any]:
