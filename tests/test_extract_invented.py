@@ -222,3 +222,10 @@ def test_a_judged_measure_is_named_by_the_measure(extractor: Extractor) -> None:
     got = links(extractor, text)
     assert ("reportsMetric", "Metric", "accuracy") in got
     assert not any(name.split()[0] in ("comparable", "model") for _, _, name in got)
+
+
+def test_agents_counted_or_acted_on_are_no_domain(extractor: Extractor) -> None:
+    text = ("We consider the problem where M agents interact with M identical environments. Notable examples "
+            "include training agents to play Atari games. We build LLM agents for web navigation.")
+    domains = {name for _, t, name in links(extractor, text) if t == "Domain"}
+    assert domains == {"LLM agents"}

@@ -162,6 +162,11 @@ class TopicRules:
                     or (mods[0].lower_.endswith("ing") and _phrase_start(doc, mods[0].i))
                 ):
                     mods.pop(0)  # "developing AI agents", "Scaling SWE Agents" (not "shopping agents")
+                after = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
+                if mods and mods[0].lower_.endswith("ing") and after == "to":
+                    mods = []  # "training agents to play Atari": a verb and its object
+                if len(mods) == 1 and len(mods[0].text) == 1:
+                    mods = []  # "M agents interact with M environments": a count, not a kind
                 if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], "agents"])
