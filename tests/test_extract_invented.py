@@ -229,3 +229,11 @@ def test_agents_counted_or_acted_on_are_no_domain(extractor: Extractor) -> None:
             "include training agents to play Atari games. We build LLM agents for web navigation.")
     domains = {name for _, t, name in links(extractor, text) if t == "Domain"}
     assert domains == {"LLM agents"}
+
+
+def test_title_case_words_are_not_ambiguous_entries(extractor: Extractor) -> None:
+    got = links(extractor, "We route vehicles on city roads.",
+                title="Zorbnet: Boosting Graph Networks for Traffic Flow Prediction in Multi-Agent Systems")
+    names = {name for _, _, name in got}
+    assert not names & {"boosting", "Traffic", "agents"}, names
+    assert ("addressesTask", "Task", "traffic flow prediction") in got

@@ -170,6 +170,8 @@ class TopicRules:
                 if mods and any(t.text.isupper() or t.tag_ in ("NN", "NNP") for t in mods):
                     start, end, text = _text(doc, mods, tok)
                     name = " ".join([*text.split()[:-1], "agents"])
+                    if name == "agents":
+                        continue  # "Multi-Agent Reinforcement Learning", "LLM-Based Multi-Agents": no kind
                     out.append(
                         mention(start, end, "Domain", name, confidence=CONF_WEAK + 0.1, rule="domain-phrase")
                     )

@@ -94,7 +94,7 @@ def _variants(label: str) -> set[str]:
 @Language.factory(
     "paperkg_vocab",
     default_config={"base_iri": "https://w3id.org/paperkg/"},
-    requires=["token.tag", "doc._.kg_text"],
+    requires=["token.tag", "doc._.kg_text", "doc._.kg_title_end"],
     assigns=["doc._.kg_mentions"],
 )
 def make_vocab_matcher(nlp: Language, name: str, base_iri: str) -> VocabMatcher:
@@ -124,6 +124,7 @@ class VocabMatcher:
     def __call__(self, doc: Doc) -> Doc:
         out = mentions(doc)
         strings = doc.vocab.strings
+        title_end: int = doc._.kg_title_end or 0
         found = []
         for matcher, conf in ((self.exact, CONF_VOCAB_CASE), (self.lower, CONF_VOCAB)):
             for match_id, start, end in matcher(doc):
@@ -160,6 +161,10 @@ class VocabMatcher:
                 and doc[span.start - 1].whitespace_
             ):
                 continue  # "power law", "control laws": an ambiguous word headed by another noun
+            in_title = span.start_char < title_end
+            if len(span) == 1 and in_title and _title_word(text, span.start_char, span.end_char, title_end,
+                                                           e.case_sensitive):
+                continue  # "Boosting CLIP for …", "… for Traffic Flow Prediction": title case, not the entry
             following = doc[span.end].lower_ if span.end < len(doc) else ""
             if e.ref.type == "Task" and following in TASK_PART_NOUNS:
                 continue  # "image classification loss", "feature selection mechanism": a part, not the task
@@ -185,6 +190,9 @@ class VocabMatcher:
             for i in range(span.start_char, span.end_char):
                 covered[i] = True
         for m in NAME_RE.finditer(text):
+            weak = name_strength(m.group()) < 2  # "Traffic", not "ImageNet" or "UCF101"
+            if m.start() < title_end and _title_word(text, m.start(), m.end(), title_end, weak):
+                continue
             if not covered[m.start()] and _UPPER_OR_DIGIT.search(m.group()):
                 self._name_word(doc, text, m.group(), m.start())
         return doc
@@ -310,3 +318,20 @@ class VocabMatcher:
                         variant_of=EntityRef(base.ref.type, base.ref.name, base.ref.kind),
                     )
                 )
+
+
+def _title_word(text: str, start: int, end: int, title_end: int, ambiguous: bool) -> bool:
+    """Whether a capitalised word of a title reads as a plain word, not the vocabulary entry: a gerund that
+    opens the title or its subtitle ("Boosting CLIP for …", "…: Scaling Agents") is a verb, and an ambiguous
+    (case-sensitive) entry beside another capitalised word is title case ("… for Traffic Flow Prediction")."""
+    word = text[start:end]
+    after = text[end:title_end].lstrip()
+    if word.endswith("ing") and word[:1].isupper() and after[:1].isalnum():
+        before = text[:start].rstrip()
+        if not before or before.endswith((":", "\n")):
+            return True
+    if not ambiguous:
+        return False
+    before_word = text[:start].split()[-1:] or [""]
+    after_word = after.split()[:1] or [""]
+    return any(w[:1].isupper() for w in (*before_word, *after_word))
