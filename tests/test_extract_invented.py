@@ -237,3 +237,17 @@ def test_title_case_words_are_not_ambiguous_entries(extractor: Extractor) -> Non
     names = {name for _, _, name in got}
     assert not names & {"boosting", "Traffic", "agents"}, names
     assert ("addressesTask", "Task", "traffic flow prediction") in got
+
+
+def test_vague_modifiers_are_no_part_of_a_name(extractor: Extractor) -> None:
+    text = ("We study available foundation models without requiring additional training. Extensive "
+            "experiments demonstrate superior performance with minimal computational overhead.")
+    names = {name for _, _, name in links(extractor, text)}
+    assert not any(n.split()[0] in ("available", "requiring", "additional", "minimal") for n in names), names
+
+
+def test_a_naming_cue_is_no_part_of_a_name(extractor: Extractor) -> None:
+    text = ("To handle this limitation, this paper proposes a novel framework named Multi-Agent Zorble "
+            "Coordination via Shared Teammate Modeling (MAZCO), which learns to communicate.")
+    names = {name for _, _, name in links(extractor, text)}
+    assert "MAZCO" in names and not any(" named " in n for n in names), names

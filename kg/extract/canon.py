@@ -54,9 +54,12 @@ _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 _EMPHASIS = "*_"
+_NAMED_INSIDE = re.compile(r"\s(?:called|named|dubbed|termed)\s")  # "refinement strategy called ART"
 # "comparable accuracy", "competitive runtime": a judgement of a measure (the mined tier has such terms)
 _EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "reasonable", "satisfactory",
                          "favorable", "favourable", "remarkable", "promising"])
+# "available foundation models", "requiring additional training": no term starts so
+_VAGUE = frozenset(["available", "requiring", "minimal", "additional", "boosted", "incorrect", "in-depth"])
 _RESULT_HEADS = frozenset(["bound", "bounds", "guarantee", "guarantees"])  # what a theory paper proves
 # "trained models", "learned policy", "compared methods": a participle before a generic head is no name
 _PARTICIPLE_GENERIC = re.compile(
@@ -199,6 +202,7 @@ class Canonicaliser:
         ]  # "NeuroLogic" and "Decoding" are pieces of the proposed "NeuroLogic Decoding"
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
+        entities = [e for e in entities if not _NAMED_INSIDE.search(e["name"])]
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
@@ -236,20 +240,26 @@ class Canonicaliser:
 
 def _without_evaluative(entities: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     """Entities named "comparable accuracy" named by their measure ("accuracy"), unless the paper links that
-    already or it is one plain word of a method ("comparable model"); curated names are left as they are."""
+    already or it is one plain word of a method ("comparable model"); "available X Y" named "X Y" (and
+    "additional training" dropped); curated names are left as they are."""
     have = {(e["type"], match_key(e["name"])) for e in entities}
     out = []
     for e in entities:
-        first, _, rest = e["name"].partition(" ")
-        if e["rule"] == "vocab" or first.lower() not in _EVALUATIVE or not rest:
+        words = e["name"].split(" ")
+        k = 0
+        while k < len(words) - 1 and words[k].lower() in _VAGUE | _EVALUATIVE:
+            k += 1  # "requiring additional training"
+        if e["rule"] == "vocab" or k == 0:
             out.append(e)
             continue
-        bare = e["type"] == "Method" and rest.islower() and " " not in rest
-        if bare or (e["type"], match_key(rest)) in have:
-            continue  # linked already; "comparable model" leaves no method
+        rest = " ".join(words[k:])
+        one_word = rest.islower() and " " not in rest
+        if (one_word and e["type"] in ("Method", "Task")) or (e["type"], match_key(rest)) in have:
+            continue  # linked already; "comparable model", "additional training" leave no name
         start = e["start"]
-        if text[start : start + len(first)].lower() == first.lower():
-            start += len(first) + 1
+        lead = " ".join(words[:k])
+        if text[start : start + len(lead)].lower() == lead.lower():
+            start += len(lead) + 1
         have.add((e["type"], match_key(rest)))
         out.append({**e, "name": rest, "start": start, "mention": text[start : e["end"]]})
     return out
