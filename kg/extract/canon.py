@@ -53,7 +53,7 @@ _METHOD_HEADS = frozenset(
 _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
-_EMPHASIS = "*_"
+_EMPHASIS = "*_"  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
 _NAMED_INSIDE = re.compile(r"\s(?:called|named|dubbed|termed)\s")  # "refinement strategy called ART"
 # "comparable accuracy", "competitive runtime": a judgement of a measure (the mined tier has such terms)
 _EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "reasonable", "satisfactory",
@@ -67,7 +67,7 @@ _PARTICIPLE_GENERIC = re.compile(
     r"polic(?:y|ies)|frameworks?|techniques?|architectures?|procedures?|strateg(?:y|ies)|predictors?|"
     r"classifiers?|learners?|estimators?)",
     re.I,
-)  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
+)
 
 
 def type_of_long_form(long: str) -> tuple[str, str | None] | None:
@@ -187,13 +187,7 @@ class Canonicaliser:
             ent["aliases"] = aliases
             entities.append(ent)
         entities = _without_evaluative(entities, text)
-        entities = [
-            e for e in entities
-            if e["relation"] in PROPOSE
-            or (match_key(e["name"]) not in GENERIC_TERMS and not _PARTICIPLE_GENERIC.fullmatch(e["name"])
-                and not (e["type"] == "Method" and e["rule"] != "vocab"
-                         and e["name"].split()[-1].lower() in _RESULT_HEADS))
-        ]  # "deep learning", "trained models", "regret bounds": the field's words or a result, not a method
+        entities = [e for e in entities if e["relation"] in PROPOSE or not _field_word(e)]
         proposed = [e["name"] for e in entities if e["relation"] in PROPOSE]
         entities = [
             e
@@ -236,6 +230,15 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _field_word(ent: dict[str, Any]) -> bool:
+    """The field's words or a result, not a paper's link: "deep learning", "foundation models", "trained
+    models" (a participle before a generic head), "regret bounds" (what a theory paper proves)."""
+    name = ent["name"]
+    if match_key(name) in GENERIC_TERMS or _PARTICIPLE_GENERIC.fullmatch(name):
+        return True
+    return ent["type"] == "Method" and ent["rule"] != "vocab" and name.split()[-1].lower() in _RESULT_HEADS
 
 
 def _without_evaluative(entities: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
