@@ -251,3 +251,11 @@ def test_a_naming_cue_is_no_part_of_a_name(extractor: Extractor) -> None:
             "Coordination via Shared Teammate Modeling (MAZCO), which learns to communicate.")
     names = {name for _, _, name in links(extractor, text)}
     assert "MAZCO" in names and not any(" named " in n for n in names), names
+
+
+def test_a_one_word_list_item_is_a_task_or_measure_only_when_it_reads_as_one(extractor: Extractor) -> None:
+    text = ("Zorblax handles tasks such as cameras, datasets, and translation, and we report metrics "
+            "including culture, diversity, and the Jaccard index on the Florble benchmark.")
+    names = {name for _, t, name in links(extractor, text) if t in ("Task", "Metric")}
+    assert not names & {"cameras", "datasets", "culture"}, names
+    assert {"diversity", "translation"} <= names

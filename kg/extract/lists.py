@@ -79,6 +79,23 @@ def _own_or_measured(doc: Doc, start: int) -> bool:
     return any(t.lower_ in _OWN_OR_MEASURED for t in sent) or "this paper" in sent.text.lower()
 
 
+_MEASURE_SUFFIXES = ("ity", "ness", "cy", "ence", "ance", "age", "ism", "tion")
+_MEASURE_WORDS = frozenset(
+    ["runtime", "speed", "throughput", "cost", "time", "memory", "overhead", "error", "loss"]
+)
+
+
+def _item_word(word: str, type_: str) -> bool:
+    """Whether one word alone can be a listed task (not a plural: "cameras") or measure (a measure noun:
+    "diversity", "faithfulness", "runtime"); metrics the vocabulary knows are matched before lists."""
+    last = word.rsplit("-", 1)[-1]
+    if type_ == "Task":  # a plural or a one-letter word names things, not a problem: "cameras", "k"
+        return len(last) > 1 and not (last.endswith("s") and not last.endswith(("sis", "ss")))
+    if type_ == "Metric":
+        return last.endswith(_MEASURE_SUFFIXES) or last in _MEASURE_WORDS
+    return True
+
+
 @Language.factory(
     "paperkg_lists",
     requires=["token.tag", "token.is_sent_start"],
@@ -116,6 +133,9 @@ class ListTyper:
                     continue  # "in terms of training data": not a measure
                 if toks[-1].tag_ in ("JJ", "JJR", "RB"):
                     continue  # "qualitative and quantitative metrics": kinds of metric, not metrics
+                named = not toks[0].text.islower() and not toks[0].is_sent_start  # "Jaccard", "BEV", "Popt@L"
+                if len(toks) == 1 and not named and not _item_word(toks[0].lower_, type_):
+                    continue  # "pick", "cameras", "long-horizon" as a task; "culture", "images" as a metric
                 text = toks.text
                 name = text if any(c.isupper() for c in text[1:]) else text.lower()
                 out.append(
