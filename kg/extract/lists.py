@@ -81,7 +81,8 @@ def _own_or_measured(doc: Doc, start: int) -> bool:
 
 _MEASURE_SUFFIXES = ("ity", "ness", "cy", "ence", "ance", "age", "ism", "tion")
 _MEASURE_WORDS = frozenset(
-    ["runtime", "speed", "throughput", "cost", "time", "memory", "overhead", "error", "loss"]
+    ["runtime", "speed", "throughput", "cost", "time", "memory", "overhead", "error", "loss", "precision",
+     "recall", "accuracy", "perplexity", "regret", "bias", "variance", "energy", "power"]
 )
 
 
