@@ -259,3 +259,10 @@ def test_a_one_word_list_item_is_a_task_or_measure_only_when_it_reads_as_one(ext
     names = {name for _, t, name in links(extractor, text) if t in ("Task", "Metric")}
     assert not names & {"cameras", "datasets", "culture"}, names
     assert {"diversity", "translation"} <= names
+
+
+def test_a_named_dataset_written_all_lowercase_is_a_plain_phrase(extractor: Extractor) -> None:
+    plain = "This prompts the natural question whether the bound extends to the agnostic case."
+    assert not any(t == "Dataset" for _, t, _ in links(extractor, plain))
+    named = "We evaluate on Natural Questions and TriviaQA."
+    assert {n for _, t, n in links(extractor, named) if t == "Dataset"} == {"Natural Questions", "TriviaQA"}

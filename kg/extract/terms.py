@@ -28,7 +28,7 @@ from kg.extract.candidates import (
 )
 from kg.extract.common import CONF_PATTERN, CONF_VOCAB, Mention, mention, mentions
 from kg.extract.lexicon import Lexicon, load_lexicon
-from kg.extract.vocab_matcher import TASK_PART_NOUNS, entry_mention
+from kg.extract.vocab_matcher import TASK_PART_NOUNS, entry_mention, lowercase_phrase_of_name
 from kg.extract.words import EXAMPLE_CUES, METHOD_CUES_BEFORE, TASK_CUES_AFTER, TASK_CUES_BEFORE, words
 from kg.names import match_key
 
@@ -200,6 +200,8 @@ class TermFinder:
                     continue
                 if entry.ref.type == "Task" and word_after(doc, b) in TASK_PART_NOUNS:
                     continue  # as in the phrase matcher: "semantic parsing guidance" is not the task
+                if entry.ref.type == "Dataset" and lowercase_phrase_of_name(tk.text[a:b], entry.labels):
+                    continue  # as in the phrase matcher: "the natural question" is not Natural Questions
                 out.append(entry_mention(start, end, entry, confidence=CONF_VOCAB, rule="vocab-key"))
                 taken.append((start, end))
 

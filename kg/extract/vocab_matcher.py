@@ -5,6 +5,7 @@ by match key, with resolution/size suffixes stripped ("ImageNet256×256" → Ima
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
@@ -161,6 +162,8 @@ class VocabMatcher:
                 and doc[span.start - 1].whitespace_
             ):
                 continue  # "power law", "control laws": an ambiguous word headed by another noun
+            if e.ref.type == "Dataset" and lowercase_phrase_of_name([span.text], e.labels):
+                continue  # "the natural question" is not Natural Questions: a named dataset is written as one
             in_title = span.start_char < title_end
             if len(span) == 1 and in_title and _title_word(text, span.start_char, span.end_char, title_end,
                                                            e.case_sensitive):
@@ -335,3 +338,9 @@ def _title_word(text: str, start: int, end: int, title_end: int, ambiguous: bool
     before_word = text[:start].split()[-1:] or [""]
     after_word = after.split()[:1] or [""]
     return any(w[:1].isupper() for w in (*before_word, *after_word))
+
+
+def lowercase_phrase_of_name(words: Sequence[str], labels: Iterable[str]) -> bool:
+    """Words written all in lower case for a dataset whose every label is capitalised: a plain phrase
+    ("the natural question", "places implicitly"), not the named dataset (Natural Questions, Places365)."""
+    return all(w.islower() for w in words) and all(not lab.islower() for lab in labels)
