@@ -44,7 +44,7 @@ from kg.query.memo import Change, carry_over
 from kg.query.paperlists import block_graph, block_quads, cut, index_quad, stored_blocks, stored_indexes
 from kg.query.paperlists import update as update_blocks
 from kg.query.sparql import integer, paper_relations, prefixes, text, values
-from kg.rdf.descriptions import Held, OneDescription, one_description, single_valued
+from kg.rdf.descriptions import OneDescription, one_description, single_valued
 from kg.rdf.iris import Iris
 from kg.rdf.mapping import GraphMapper
 from kg.store.types import Store
@@ -146,38 +146,27 @@ def _described(store: Store, iris: Iris, candidates: Sequence[str]) -> set[str]:
     return {eid for r in rows if (eid := iris.entity_id_of(text(r, "e") or ""))}
 
 
-def _not_in_schema(store: Store, iris: Iris, shared: Sequence[Quad]) -> list[Quad]:
-    """`shared` without the triples the store's vocabulary or ontology graph already holds: no triple is
-    stored in two graphs, so the union default graph (what SPARQL clients read) is a set."""
+def _settled(store: Store, iris: Iris, shared: Sequence[Quad], *, entities: bool = True) -> list[Quad]:
+    """`shared` entity descriptions as a write adds them, read from the store in one query: without the
+    triples the vocabulary or ontology graph holds (no triple is stored in two graphs, so the union default
+    graph SPARQL clients read is a set), and with one name and kind per entity — the vocabulary's, else (with
+    `entities`) the one the entities graph already gives it (kg.rdf.descriptions)."""
     subjects = sorted({q.subject for q in shared if isinstance(q.subject, NamedNode)}, key=str)
     if not subjects:
-        return list(shared)
-    schema = values("g", [NamedNode(iris.vocab_graph), NamedNode(iris.ontology_graph)])
-    rows = store.select(
-        f"SELECT ?s ?p ?o WHERE {{ {values('s', subjects)} {schema} GRAPH ?g {{ ?s ?p ?o }} }}")
-    held = {(r["s"], r["p"], r["o"]) for r in rows}
-    return [q for q in shared if (q.subject, q.predicate, q.object) not in held]
-
-
-def _held_names(store: Store, iris: Iris, quads: Sequence[Quad], *, entities: bool = True) -> Held:
-    """The name and kind the store already gives the subjects of these entity descriptions: the
-    vocabulary's, else (with `entities`) the entities graph's (kg.rdf.descriptions)."""
+        return one_description(iris, shared)
+    schema = [iris.vocab_graph, iris.ontology_graph]
+    graphs = [NamedNode(g) for g in (*schema, *([iris.entities_graph] if entities else []))]
+    scope = f"{values('s', subjects)} {values('g', graphs)}"
+    rows = store.select(f"SELECT ?g ?s ?p ?o WHERE {{ {scope} GRAPH ?g {{ ?s ?p ?o }} }}")
+    in_schema = [r for r in rows if text(r, "g") in schema]
+    held = {(r["s"], r["p"], r["o"]) for r in in_schema}
     single = single_valued(iris)
-    subjects = sorted({q.subject for q in quads
-                       if isinstance(q.subject, NamedNode) and q.predicate in single}, key=str)
-    if not subjects:
-        return {}
-    graphs = [iris.vocab_graph, iris.ontology_graph] + ([iris.entities_graph] if entities else [])
-    rows = store.select(
-        f"SELECT ?g ?s ?p ?o WHERE {{ {values('s', subjects)} {values('p', sorted(single, key=str))} "
-        f"{values('g', [NamedNode(g) for g in graphs])} GRAPH ?g {{ ?s ?p ?o }} }}")
-    held: dict[tuple[NamedNode | BlankNode, NamedNode], object] = {}
-    schema = {iris.vocab_graph, iris.ontology_graph}
-    for r in sorted(rows, key=lambda r: text(r, "g") not in schema):  # the vocabulary's value first
+    names: dict[tuple[NamedNode | BlankNode, NamedNode], object] = {}
+    for r in in_schema + [r for r in rows if text(r, "g") not in schema]:  # the vocabulary's value first
         s, p = r["s"], r["p"]
-        if isinstance(s, NamedNode) and isinstance(p, NamedNode):
-            held.setdefault((s, p), r["o"])
-    return held
+        if isinstance(s, NamedNode) and isinstance(p, NamedNode) and p in single:
+            names.setdefault((s, p), r["o"])
+    return one_description(iris, [q for q in shared if (q.subject, q.predicate, q.object) not in held], names)
 
 
 def write_new_store(store: Store, iris: Iris, records: Iterable[tuple[Extraction, str, int]],
@@ -277,8 +266,7 @@ def write_graphs(
         old = {eid for triples in stored.values() for t in triples for term in (t[0], t[2])
                if isinstance(term, NamedNode) and (eid := iris.entity_id_of(term.value))}
         old |= _pointed_at(store, iris, sorted(old - new))
-        shared = _not_in_schema(store, iris, shared)
-        shared = one_description(iris, shared, _held_names(store, iris, shared))
+        shared = _settled(store, iris, shared)
         counters, change = _counter_graphs(store, iris, graphs, stored, shared)
         store.replace_graphs({**graphs, **counters}, shared)
         candidates = sorted(old - new)
@@ -582,8 +570,8 @@ def replace_entities_graph(store: Store, iris: Iris, quads: Sequence[Quad]) -> N
     what the schema graphs hold (as every write does) and keeping the stored count of its quads exact."""
     with _WRITING:
         eg = NamedNode(iris.entities_graph)
-        outside = [Quad(q.subject, q.predicate, q.object, eg) for q in _not_in_schema(store, iris, quads)]
-        kept = one_description(iris, outside, _held_names(store, iris, outside, entities=False))
+        moved = [Quad(q.subject, q.predicate, q.object, eg) for q in quads]
+        kept = _settled(store, iris, moved, entities=False)
         graphs: dict[str, list[Quad]] = {eg.value: kept}
         if stored_globals(store, Layout(iris)) is not None:
             layout = Layout(iris)
