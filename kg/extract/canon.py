@@ -60,6 +60,7 @@ _EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "
                          "favorable", "favourable", "remarkable", "promising"])
 # "available foundation models", "requiring additional training": no term starts so
 _VAGUE = frozenset(["available", "requiring", "minimal", "additional", "boosted", "incorrect", "in-depth"])
+_OPENERS = _VAGUE | _EVALUATIVE
 _RESULT_HEADS = frozenset(["bound", "bounds", "guarantee", "guarantees"])  # what a theory paper proves
 # "trained models", "learned policy", "compared methods": a participle before a generic head is no name
 _PARTICIPLE_GENERIC = re.compile(
@@ -196,7 +197,6 @@ class Canonicaliser:
         ]  # "NeuroLogic" and "Decoding" are pieces of the proposed "NeuroLogic Decoding"
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
-        entities = [e for e in entities if not _NAMED_INSIDE.search(e["name"])]
         entities.sort(key=lambda e: e["start"])
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
@@ -250,7 +250,7 @@ def _without_evaluative(entities: list[dict[str, Any]], text: str) -> list[dict[
     for e in entities:
         words = e["name"].split(" ")
         k = 0
-        while k < len(words) - 1 and words[k].lower() in _VAGUE | _EVALUATIVE:
+        while k < len(words) - 1 and words[k].lower() in _OPENERS:
             k += 1  # "requiring additional training"
         if e["rule"] == "vocab" or k == 0:
             out.append(e)
@@ -284,8 +284,9 @@ def _without_emphasis(ent: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _is_name(name: str) -> bool:
     """A name starts with a letter or digit (any script: "μKE", "π0"): "% attack" of "20% attack success
-    rate" or "+8.2%" is a piece of a measurement; and it is not cut off ("executing sub-" of "sub-tasks")."""
-    return name[:1].isalnum() and name[-1:] not in "-/("
+    rate" or "+8.2%" is a piece of a measurement; it is not cut off ("executing sub-" of "sub-tasks") and
+    holds no naming cue ("framework named agents")."""
+    return name[:1].isalnum() and name[-1:] not in "-/(" and not _NAMED_INSIDE.search(name)
 
 
 def _contains_name(form: str, name: str) -> bool:

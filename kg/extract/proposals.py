@@ -99,7 +99,7 @@ _COPULAS = frozenset(["is", "has", "does", "remains", "seems", "appears", "becom
 # "Our proposed approach DAKD (…) demonstrates": the name right after the paper's own method noun
 _OUR_PROPOSED = re.compile(
     r"\bour (?:proposed|new|novel) (?:approach|method|model|framework|algorithm|system|architecture|network|"
-    r"technique|module|pipeline|strategy|agent|benchmark|dataset),?\s+$",
+    r"technique|module|pipeline|strategy|agent|benchmark|dataset),?\s+",
     re.I,
 )
 _PREPOSITIONS = frozenset(
@@ -366,12 +366,12 @@ class ProposalFinder:
                 kind = kind or kind_near(text[verb.end() : s - off][-60:]) or kind_near(text[e - off :][:80])
                 ns, ne = _short_span(acr, s, e, name)
                 adder(ns, ne, name, kind, CONF_PATTERN + 0.1, "propose-pattern")
-        for m in NAME_RE.finditer(text):
-            own = _OUR_PROPOSED.search(text[max(0, m.start() - 60) : m.start()])
-            if own and self._ok(m.group(), 1, False):
-                kind = kind_near(text[max(0, m.start() - 30) : m.start()])
-                ns, ne = _short_span(acr, off + m.start(), off + m.end(), m.group())
-                adder(ns, ne, m.group(), kind, CONF_PATTERN + 0.05, "our-proposed")
+        for own in _OUR_PROPOSED.finditer(text):
+            found = NAME_RE.match(text, own.end())
+            if found is not None and self._ok(found.group(), 1, False):
+                kind = kind_near(text[max(0, found.start() - 30) : found.start()])
+                ns, ne = _short_span(acr, off + found.start(), off + found.end(), found.group())
+                adder(ns, ne, found.group(), kind, CONF_PATTERN + 0.05, "our-proposed")
         if _WE.search(text):  # "… with a novel parsing-guided transformer (PGTFormer)"
             for a in acr:
                 ls, ss = a.long_start, a.short_start
