@@ -167,20 +167,23 @@ def test_a_participle_before_a_generic_head_is_no_method(extractor: Extractor) -
     assert "energy-based model" in names
 
 
-def test_an_acronym_for_a_method_for_a_known_problem_is_a_proposal(extractor: Extractor) -> None:
-    text = ("To close this gap, we propose BRAVE (Bounded Retrieval Adaptation for Visual Question "
-            "Answering), a novel approach that adapts retrieval to each question.")
+@pytest.mark.parametrize(
+    ("text", "proposal", "long_form"),
+    [
+        pytest.param("To close this gap, we propose BRAVE (Bounded Retrieval Adaptation for Visual Question "
+                     "Answering), a novel approach that adapts retrieval to each question.",
+                     "BRAVE", "Bounded Retrieval", id="an acronym for a method for a known problem"),
+        pytest.param("Our proposed approach KLIMT (Kernel Lifting with Implicit Temporal Memory) "
+                     "demonstrates superior performance compared to existing methods.",
+                     "KLIMT", "Kernel Lifting", id="the name after our proposed approach"),
+    ],
+)
+def test_the_proposal_is_the_acronym_not_its_long_form(
+    extractor: Extractor, text: str, proposal: str, long_form: str
+) -> None:
     got = links(extractor, text)
-    assert ("proposes", "Method", "BRAVE") in got
-    assert not any("Bounded Retrieval" in name for _, _, name in got)
-
-
-def test_the_name_after_our_proposed_approach_is_a_proposal(extractor: Extractor) -> None:
-    text = ("Our proposed approach KLIMT (Kernel Lifting with Implicit Temporal Memory) demonstrates "
-            "superior performance compared to existing methods.")
-    got = links(extractor, text)
-    assert ("proposes", "Method", "KLIMT") in got
-    assert not any("Kernel Lifting" in name for _, _, name in got)
+    assert ("proposes", "Method", proposal) in got
+    assert not any(long_form in name for _, _, name in got)
 
 
 def test_no_name_is_cut_across_a_parenthesis_or_a_hyphen(extractor: Extractor) -> None:
