@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("records", {"kg.types", "kg.names", "kg.settings", "kg.registry"}),
     ("read", {"kg.io"}),
     ("ontology", {"kg.rdf", "kg.vocab"}),
-    ("extract", {"kg.extract", "kg.mine", "kg.eval"}),
+    ("extract", {"kg.extract", "kg.mine", "kg.eval", "kg.learn"}),
     ("store", {"kg.store"}),
     ("query", {"kg.query", "kg.graphio", "kg.viz"}),
     ("write", {"kg.write"}),

@@ -1,0 +1,1 @@
+"""Learning from the annotated gold: gold → span labels, cross-validation folds, training and calibration."""
