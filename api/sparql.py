@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from api.errors import Refused
+from api.sandbox import forbid_network
 from api.sparql_protocol import Reply, SparqlRequest, answer, read_request, service_description
 from api.sparql_worker import TooMuchMemory, WorkerPool
 from kg.settings import Settings
@@ -41,8 +42,8 @@ class SparqlEndpoint:
 
     async def _answer(self, req: SparqlRequest) -> Reply:
         if self.pool is None:
-            reply: Reply = await _in_slot(self._slots, self.timeout, answer, self.store, req, self.cap,
-                                          self.settings.base_iri)
+            reply: Reply = await _in_slot(self._slots, self.timeout, self.store.in_process, answer,
+                                          self.store, req, self.cap, self.settings.base_iri)
             return reply
         worker = self.pool.acquire()
         if worker is None:
@@ -96,8 +97,10 @@ class Busy(Exception):
         self.running = running
 
 
-async def _in_slot(slots: threading.BoundedSemaphore, timeout: float, fn: Any, *args: Any) -> Any:
-    """`fn(*args)` in its own thread, answered within `timeout` (+0.5 s) seconds.
+async def _in_slot(slots: threading.BoundedSemaphore, timeout: float, offline: bool, fn: Any,
+                   *args: Any) -> Any:
+    """`fn(*args)` in its own thread, answered within `timeout` (+0.5 s) seconds; with `offline`, a thread
+    that cannot open a network socket (api.sandbox: an in-process engine needs none).
 
     Oxigraph cannot cancel a query, so one that runs past its time keeps its thread (and a core) until it
     ends. The slot is given back only then: at most RUNNING_QUERIES evaluations exist at once, so runaway
@@ -121,6 +124,8 @@ async def _in_slot(slots: threading.BoundedSemaphore, timeout: float, fn: Any, *
         result: Any = None
         error: BaseException | None = None
         try:
+            if offline:
+                forbid_network()
             result = fn(*args)
         except BaseException as exc:  # handed to the waiting request, without this thread's frames (they
             error = exc.with_traceback(None)  # hold Oxigraph iterators that must be dropped on this thread)

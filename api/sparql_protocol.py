@@ -10,7 +10,7 @@ store keeps no triple in two graphs (kg.rdf.mapping, kg.write).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -20,7 +20,7 @@ from starlette.requests import Request
 from api.errors import Refused, query_status
 from api.negotiation import choose
 from api.sparql_results import GRAPH_TYPES, SELECT_TYPES, ask_result, negotiate, select_results
-from kg.query.guard import QueryRefused
+from kg.query.guard import QueryForm, QueryRefused
 from kg.query.guard import classify as classify_query
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, Row, Store, StoreError, TooManyRows
@@ -182,12 +182,22 @@ def _projection(text: str) -> list[str]:
 
 
 def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
-    """Parse, evaluate and serialise one query: (status, media type, body); refusals as plain text. The
-    result object is released on this thread whatever happens (see kg.store.limits._drain: pyoxigraph's
-    are thread-bound, and one dropped on another thread is leaked with its store)."""
-    result: Any = None
+    """Guard, evaluate and serialise one query: (status, media type, body); refusals as plain text. The
+    engine runs the text the guard read (kg.query.guard.classify: codepoint escapes decoded once)."""
     try:
         form = classify_query(req.text)
+    except QueryRefused as exc:
+        return _plain(query_status(exc), str(exc))
+    return execute(store, form, replace(req, text=form.text), cap, base_iri)
+
+
+def execute(store: Store, form: QueryForm, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
+    """Evaluate and serialise a query the guard passed as `form`; every failure is a reply, never an
+    exception (a worker answers the next query whatever this one did). The result object is released on
+    this thread whatever happens (see kg.store.limits._drain: pyoxigraph's are thread-bound, and one
+    dropped on another thread is leaked with its store)."""
+    result: Any = None
+    try:
         if form.form in ("SelectQuery", "AskQuery"):
             media = negotiate(req.accept, SELECT_TYPES)
             if media is None:
@@ -215,13 +225,11 @@ def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
         return 200, media, body or b""
     except Refused as exc:
         return _plain(exc.status, str(exc))
-    except QueryRefused as exc:
-        return _plain(query_status(exc), str(exc))
-    except TooManyRows as exc:
-        return _plain(413, str(exc))
+    except TooManyRows as exc:  # well-formed, but more than this endpoint answers: change the request
+        return _plain(422, str(exc))
     except BadQuery as exc:
         return _plain(400, str(exc))
-    except StoreError:
+    except (StoreError, OSError):  # OSError: raised while iterating a result (the engine's I/O)
         return _plain(500, "the store could not answer this query")
     finally:
         result = None

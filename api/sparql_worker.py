@@ -18,6 +18,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from api.sandbox import forbid_network
 from api.sparql_protocol import Reply, SparqlRequest, answer
 from kg.store.types import QueryTimeout, StoreError
 
@@ -54,6 +55,7 @@ def worker_main(conn: Connection, location: str, base_iri: str) -> None:
     """The worker's loop: jobs (request, row cap, generation) in, Replies out, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it stops us
     _die_with_parent()
+    forbid_network(all_threads=True)  # whatever query text arrives, Oxigraph cannot connect anywhere
     from kg.store.embedded import EmbeddedStore
 
     def open_store() -> tuple[EmbeddedStore | None, str | None]:
@@ -73,10 +75,12 @@ def worker_main(conn: Connection, location: str, base_iri: str) -> None:
         if store is None or wanted != generation:  # a read-only store sees the data as of opening
             store = None
             store, generation = open_store()
-        if store is None:
-            reply: Reply = (500, "text/plain", b"the store could not answer this query")
-        else:
-            reply = answer(store, req, cap, base_iri)
+        reply: Reply = (500, "text/plain", b"the store could not answer this query")
+        if store is not None:
+            try:
+                reply = answer(store, req, cap, base_iri)
+            except Exception:  # whatever one query does, the worker answers the next
+                log.exception("sparql worker: query failed")
         conn.send(reply)
 
 
