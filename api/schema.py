@@ -20,7 +20,15 @@ from strawberry.types import ExecutionContext
 from api.auth import MarkMutations, token_required
 from api.context import ApiInfo
 from api.errors import PublicError, should_mask
-from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
+from api.limits import (
+    CheckedValidation,
+    CostLimit,
+    Deadline,
+    DeadlineExecution,
+    DepthLimit,
+    OneWrite,
+    ValidationBudget,
+)
 from api.loaders import off_loop
 from api.page import check_range
 from api.records import from_record
@@ -48,6 +56,7 @@ from kg.settings import Settings
 from kg.types import Paper as PaperRecord
 
 MAX_COST = 100_000  # estimated cost (api.shape) of the costliest request served; env KG_MAX_COST
+MAX_VALIDATION_WORK = 3_000  # field comparisons validation may make (api.shape); GraphiQL's query ~900
 WRITE_MARGIN_S = 1.0  # a write must start its commit this long before the time limit
 log = logging.getLogger("api.graphql")
 
@@ -254,6 +263,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         extensions=[  # factories: a fresh extension per request (the parse/validation caches are global)
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: ParserCache(maxsize=512),
+            lambda: ValidationBudget(MAX_VALIDATION_WORK),
             lambda: DepthLimit(settings.max_depth),
             lambda: CostLimit(max_cost),
             OneWrite,
@@ -263,4 +273,5 @@ def build_schema(settings: Settings) -> strawberry.Schema:
             lambda: Deadline(settings.query_timeout_s),
             lambda: MaskErrors(should_mask_error=should_mask),
         ],
+        execution_context_class=DeadlineExecution,
     )

@@ -130,6 +130,71 @@ def test_the_deadline_ends_execution_past_the_cost_analysis(monkeypatch: pytest.
         next(running, None)
 
 
+# --- issue 25: introspection, repeated fields and variables get past no limit ------------------------------
+TYPEREF = ("name kind ofType { name kind ofType { name kind ofType { name kind ofType { name kind ofType { "
+           "name kind ofType { name kind } } } } } }")
+INTROSPECTION = ("__schema { types { name kind fields { name args { name type { " + TYPEREF + " } } type { "
+                 + TYPEREF + " } } } }")
+INTROSPECTION_15 = "{ " + " ".join(f"a{i}: {INTROSPECTION}" for i in range(15)) + " }"
+VARIABLE_CHAIN = ("query($n:Int!=100){ entities(first:$n){ edges{ node{ related(first:$n){ "
+                  "related(first:$n){ name }}}}}}")
+LITERAL_COST = ("query cost 7,696,427 exceeds the limit of 100,000; ask for fewer items (`first`) or fewer "
+                "nested lists")
+
+
+def test_introspection_counts_toward_the_cost(server: Server, client: httpx.Client) -> None:
+    [error] = gql(client, server, INTROSPECTION_15).json()["errors"]
+    assert error["message"].startswith("query cost 402,750 exceeds the limit of 100,000")
+
+
+def test_graphiqls_introspection_query_still_answers(server: Server, client: httpx.Client) -> None:
+    from graphql import get_introspection_query
+
+    body = gql(client, server, get_introspection_query(descriptions=True)).json()
+    assert "errors" not in body and body["data"]["__schema"]["queryType"]["name"] == "Query"
+
+
+def test_introspection_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its resolvers read no store and no loader; the deadline is checked at every list it completes (it
+    ran on for 18 s after the time limit answered before). Execution takes ~0.5 s; the budget is 0.05 s."""
+    import asyncio
+
+    from api.limits import DeadlineExceeded
+    from api.schema import build_schema
+    from kg.settings import Settings
+
+    monkeypatch.setenv("KG_MAX_COST", "1e18")
+    schema = build_schema(Settings(query_timeout_s=0.05))
+    with pytest.raises(DeadlineExceeded, match="query time limit of 0.05 s exceeded"):
+        asyncio.run(schema.execute(INTROSPECTION_15))
+
+
+@pytest.mark.parametrize("repeats", [280, 490])
+def test_repeated_fields_are_refused_before_validation(server: Server, client: httpx.Client,
+                                                       repeats: int) -> None:
+    query = "query { " + " ".join(["stats { papers }"] * repeats) + " }"  # 4.8 KB at 280, no alias
+    assert gql(client, server, query).json() == {"data": None, "errors": [{"message": (
+        "the document repeats too many fields to validate (more than 3,000 field comparisons); "
+        "ask for each field once")}]}
+
+
+def test_a_few_repeated_fields_still_validate_and_answer(server: Server, client: httpx.Client) -> None:
+    query = "query { " + " ".join(["stats { papers }"] * 10) + " }"
+    assert gql(client, server, query).json() == {"data": {"stats": {"papers": 19}}}
+
+
+@pytest.mark.parametrize("variables", [None, {"n": 100}, {"n": 100.0}], ids=["default", "int", "float"])
+def test_variables_are_costed_as_execution_uses_them(server: Server, client: httpx.Client,
+                                                     variables: dict[str, object] | None) -> None:
+    r = client.post(server.url + "/graphql", json={"query": VARIABLE_CHAIN, "variables": variables})
+    assert r.json() == {"data": None, "errors": [{"message": LITERAL_COST}]}
+
+
+def test_a_small_variable_is_costed_small(server: Server, client: httpx.Client) -> None:
+    r = client.post(server.url + "/graphql", json={"query": VARIABLE_CHAIN, "variables": {"n": 3}})
+    assert "errors" not in r.json()
+
+
 # --- bad requests -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("body", "message"), [
     (b'{"query": "{ stats { papers } }\xff\xfe"}', "request body is not valid UTF-8 (byte 31)"),
