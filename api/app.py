@@ -31,7 +31,7 @@ from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.cors import Cors
 from api.export import make_export
-from api.graphql_http import adapt, mark
+from api.graphql_http import adapt, lone_surrogate, mark, refusal
 from api.headers import SecurityHeaders
 from api.limits import DeadlineExceeded
 from api.linked_data import routes as linked_data_routes
@@ -60,7 +60,10 @@ class GraphQLApp(GraphQL[ApiContext, None]):
 
     async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
         """GraphQL over HTTP: application/graphql-response+json and its status codes when accepted."""
-        response = await super().run(request, context, root_value)
+        try:
+            response = await super().run(request, context, root_value)
+        except HTTPException as exc:  # strawberry's refusals are text/plain: answered as GraphQL errors
+            return refusal(request, exc.status_code, exc.reason, exc.__cause__)
         return adapt(request, response) if isinstance(response, Response) else response
 
     async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
@@ -139,6 +142,8 @@ class GraphQLApp(GraphQL[ApiContext, None]):
             raise HTTPException(400, "request body nests too deeply") from None
         if not isinstance(value, dict | list):
             raise HTTPException(400, "request body must be a JSON object") from None
+        if (where := lone_surrogate(value)) is not None:
+            raise HTTPException(400, f"request body holds a lone surrogate, which is not text: {where}")
         return value
 
     async def _generation(self) -> str:

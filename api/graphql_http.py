@@ -1,7 +1,9 @@
 """GraphQL over HTTP (the GraphQL Foundation's spec): `application/graphql-response+json` for clients that
-accept it, with its status codes — a request error (the document does not parse or validate, variables
-cannot be coerced) is a 400 without a `data` entry; field errors stay 200. Clients that ask for
-`application/json` (or nothing) get the legacy answer: 200 and application/json.
+accept it (the Accept header the spec recommends to clients included), with its status codes — a request
+error (the document does not parse or validate, variables cannot be coerced) is a 400 without a `data`
+entry; field errors stay 200. Clients that ask for `application/json` (or nothing) get the legacy answer:
+200 and application/json, a request error without `data` there too. Requests refused before any GraphQL
+runs answer a GraphQL error body, never text/plain.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.types.graphql import OperationType
 
 from api.negotiation import choose
 
@@ -33,19 +37,65 @@ def mark(request: Request, result: Any) -> None:
     setattr(request.state, _MARK, not timed_out and is_request_error(result))
 
 
+def wants_graphql_response(request: Request) -> bool:
+    """Whether the client names application/graphql-response+json and prefers it (or ranks it equal to
+    application/json, as the spec recommends clients to send); no Accept or `*/*` is the legacy JSON."""
+    accept = request.headers.get("accept") or ""
+    chosen = choose(accept, (GRAPHQL_RESPONSE, JSON)) if GRAPHQL_RESPONSE in accept.lower() else None
+    return chosen == GRAPHQL_RESPONSE
+
+
 def adapt(request: Request, response: Response) -> Response:
-    """The view's JSON response answered as the Accept header prefers (see the module docstring)."""
+    """The view's JSON response answered as the Accept header prefers (see the module docstring): a request
+    error has no `data` entry in either media type, and is a 400 under graphql-response+json."""
     if response.media_type != JSON or request.method != "POST":
         return response
-    if choose(request.headers.get("accept"), (JSON, GRAPHQL_RESPONSE)) != GRAPHQL_RESPONSE:
+    graphql_response = wants_graphql_response(request)
+    request_error = getattr(request.state, _MARK, False) and response.status_code == 200
+    if not graphql_response and not request_error:
         return response
     body, status = bytes(response.body), response.status_code
-    if getattr(request.state, _MARK, False) and status == 200:
+    if request_error:
         data = json.loads(body)
         if isinstance(data, dict):  # one operation (a batch keeps its per-item results and 200)
             data.pop("data", None)
-            body, status = json.dumps(data).encode(), 400
+            body = json.dumps(data).encode()
+            status = 400 if graphql_response else 200
     headers = {k: v for k, v in response.headers.items()
                if k.lower() not in ("content-length", "content-type")}
-    return Response(body, status_code=status, media_type=GRAPHQL_RESPONSE, headers=headers,
-                    background=response.background)
+    return Response(body, status_code=status, media_type=GRAPHQL_RESPONSE if graphql_response else JSON,
+                    headers=headers, background=response.background)
+
+
+def refusal(request: Request, status: int, reason: str, cause: BaseException | None) -> Response:
+    """A request the view refused before any GraphQL ran (body not JSON or not text, unknown operationName,
+    a mutation over GET...) as a GraphQL error body in the negotiated media type, never text/plain; a
+    mutation over GET is 405 with `Allow: POST` (GraphQL over HTTP: GET never writes)."""
+    headers = {}
+    if isinstance(cause, InvalidOperationTypeError) and cause.operation_type is OperationType.MUTATION:
+        status, headers = 405, {"Allow": "POST"}
+    media = GRAPHQL_RESPONSE if wants_graphql_response(request) else JSON
+    return Response(json.dumps({"errors": [{"message": reason}]}), status_code=status, media_type=media,
+                    headers=headers)
+
+
+def lone_surrogate(value: object) -> str | None:
+    """Where a decoded JSON request body holds a lone UTF-16 surrogate (`"\\udfff"` is valid JSON but no
+    Unicode text: every string of the request would fail later, deep in the store or the index), as
+    `"\\udfff" at variables.s`; None when every string and key is text."""
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return f"{item[exc.start]!r} at {where or 'the body'}"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, where or "the body"))
+                stack.append((child, f"{where}.{key}".lstrip(".") if isinstance(key, str) else where))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+    return None

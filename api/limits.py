@@ -16,13 +16,18 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from graphql import DocumentNode, GraphQLError
+from graphql import DocumentNode, FieldNode, GraphQLError, VariableNode, value_from_ast_untyped
+from graphql import ExecutionResult as GraphQLExecutionResult
 from strawberry.extensions import SchemaExtension, ValidationCache
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
-from api.shape import Shape, ShapeError, analyse, validation_work
+from api.auth import check_token
+from api.errors import PublicError
+from api.page import check_range
+from api.shape import Shape, ShapeError, analyse, operation_of, validation_work
+from api.writer import MAX_BATCH, input_problem
 from kg.query.context import time_budget
 
 # The request whose shape was analysed last in this context, and the outcome: the checks below share one
@@ -122,6 +127,50 @@ class OneWrite(_BeforeValidation):
         if shape.mutation_fields > 1:
             return (f"one mutation field per request (got {shape.mutation_fields}); "
                     "send each write as its own request")
+        return None
+
+
+class PaperInputLimits(SchemaExtension):
+    """Refuse an authorised `addPapers` whose input breaks a bound (api.writer.input_problem: the readers'
+    bounds on abstracts, titles, authors and years) before execution, so the answer is a request error (a
+    400 under graphql-response+json) and neither GraphQL's coercion of a 150,000-name list nor the extractor
+    ever runs; the message names the paper and the field. An unauthorised request is left to its token
+    check, so it learns nothing about its input."""
+
+    def on_execute(self) -> Iterator[None]:
+        ec = self.execution_context
+        if ec.operation_type is OperationType.MUTATION and ec.result is None and ec.graphql_document:
+            try:
+                check_token(ec.context.request, ec.context.settings.api_token)
+            except PublicError:
+                problem = None
+            else:
+                try:
+                    problem = self._problem(ec)
+                except PublicError as exc:
+                    problem = str(exc)
+            if problem is not None:
+                ec.result = GraphQLExecutionResult(data=None, errors=[GraphQLError(problem)])
+        yield
+
+    @staticmethod
+    def _problem(ec: ExecutionContext) -> str | None:
+        assert ec.graphql_document is not None
+        op = operation_of(ec.graphql_document, ec.operation_name)
+        for node in op.selection_set.selections if op is not None else ():
+            if not isinstance(node, FieldNode) or node.name.value != "addPapers":
+                continue  # other mutations, or fragments (OneWrite allows one field: execution checks it)
+            for arg in node.arguments or ():
+                if arg.name.value != "papers":
+                    continue
+                given = arg.value
+                value = ((ec.variables or {}).get(given.name.value) if isinstance(given, VariableNode)
+                         else value_from_ast_untyped(given, ec.variables))
+                papers = value if isinstance(value, list) else [value]
+                check_range("number of papers", len(papers), 1, MAX_BATCH)  # as the resolver says it
+                for i, paper in enumerate(papers):
+                    if isinstance(paper, dict) and (problem := input_problem(paper, f"papers[{i}]")):
+                        return problem
         return None
 
 

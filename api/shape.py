@@ -35,9 +35,13 @@ from graphql import (
     GraphQLSchema,
     GraphQLUnionType,
     InlineFragmentNode,
+    ListTypeNode,
+    NamedTypeNode,
+    NonNullTypeNode,
     OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
+    TypeNode,
     get_named_type,
 )
 from graphql.execution.values import VariableValues, get_argument_values, get_variable_values
@@ -224,13 +228,21 @@ def _introspection_sizes(schema: GraphQLSchema) -> dict[tuple[str, str, bool], f
     return sizes
 
 
+def _named(node: TypeNode) -> str:
+    """The named type inside a variable's type (`[Int!]!` -> "Int")."""
+    while isinstance(node, ListTypeNode | NonNullTypeNode):
+        node = node.type
+    return node.name.value if isinstance(node, NamedTypeNode) else ""
+
+
 def analyse(schema: GraphQLSchema, doc: DocumentNode, operation_name: str | None,
             variables: Mapping[str, Any] | None) -> Shape | None:
     """The shape of the operation that would run, or None when there is none to pick (validation says why)."""
     op = operation_of(doc, operation_name)
     if op is None:
         return None
-    coerced = get_variable_values(schema, op.variable_definitions or (), dict(variables or {}), max_errors=1)
+    sizes = [d for d in op.variable_definitions or () if _named(d.type) == "Int"]  # what `first` can take:
+    coerced = get_variable_values(schema, sizes, dict(variables or {}), max_errors=1)  # never a big input
     walker = _Walker(schema, doc, None if isinstance(coerced, list) else coerced)
     root = {
         OperationType.QUERY: schema.query_type,
