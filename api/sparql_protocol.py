@@ -19,9 +19,10 @@ from starlette.requests import Request
 
 from api.errors import Refused, query_status
 from api.negotiation import choose
-from api.sparql_results import GRAPH_TYPES, SELECT_TYPES, ask_result, negotiate, select_results
+from api.sparql_results import GRAPH_TYPES, SELECT_TYPES, ask_media, ask_result, negotiate, select_results
 from kg.query.guard import QueryForm, QueryRefused
 from kg.query.guard import classify as classify_query
+from kg.rdf.iris import Iris
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, Row, Store, StoreError, TooManyRows
 
@@ -205,6 +206,7 @@ def execute(store: Store, form: QueryForm, req: SparqlRequest, cap: int, base_ir
             result = _evaluate(store, req, cap)
             if form.form == "AskQuery":
                 value = bool(result) if result is not None else store.ask(req.text)
+                media = ask_media(media)
                 return 200, media, ask_result(value, media)
             if result is not None:
                 names, rows = _rows(result, cap)
@@ -246,6 +248,14 @@ _RESULT_FORMATS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_
                    "Turtle", "N-Triples", "JSON-LD", "RDF_XML")
 
 
+def _named_graph(ds: ox.BlankNode, node: ox.BlankNode, name: str) -> list[ox.Triple]:
+    """`ds sd:namedGraph [ a sd:NamedGraph ; sd:name <name> ]`: one of the graphs the default graph holds."""
+    n = ox.NamedNode
+    return [ox.Triple(ds, n(SD + "namedGraph"), node),
+            ox.Triple(node, n("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), n(SD + "NamedGraph")),
+            ox.Triple(node, n(SD + "name"), n(name))]
+
+
 def service_description(store: Store, settings: Any, request: Request) -> Reply:
     """The SPARQL 1.1 Service Description of this endpoint (GET /sparql without a query), in the RDF format
     the Accept header prefers (Turtle by default). Static: no store access, so it is cheap on the loop."""
@@ -264,14 +274,18 @@ def service_description(store: Store, settings: Any, request: Request) -> Reply:
         ox.Triple(me, n(SD + "feature"), n(SD + "UnionDefaultGraph")),
         ox.Triple(me, n(SD + "defaultEntailmentRegime"), n("http://www.w3.org/ns/entailment/Simple")),
         ox.Triple(me, n("http://www.w3.org/2000/01/rdf-schema#comment"), ox.Literal(
-            "Read-only: updates, LOAD and SERVICE are refused. The default graph is the union of the named "
-            "graphs (one per paper, plus graph/entities, graph/vocab and graph/ontology); default-graph-uri "
-            f"and named-graph-uri are honoured. At most {settings.sparql_row_cap} rows and "
-            f"{settings.query_timeout_s:g} s per query.")),
+            "Read-only: updates, LOAD and SERVICE are refused. The default graph is the union of every named "
+            "graph: one per paper (graph/paper/{id}), graph/entities, graph/vocab, graph/ontology, and the "
+            "graph/meta graphs (the store's generation and the aggregates under graph/meta/, which the "
+            "data dump leaves out); /.well-known/void counts it. default-graph-uri and named-graph-uri are "
+            f"honoured. At most {settings.sparql_row_cap} rows and {settings.query_timeout_s:g} s per "
+            "query.")),
         ox.Triple(me, n(SD + "defaultDataset"), ds),
         ox.Triple(ds, a, n(SD + "Dataset")),
         ox.Triple(ds, n(SD + "defaultGraph"), dg),
         ox.Triple(dg, a, n(SD + "Graph")),
+        *(t for i, name in enumerate(("graph/entities", "graph/vocab", "graph/ontology", "graph/meta"))
+          for t in _named_graph(ds, ox.BlankNode(f"named{i}"), Iris(settings.base_iri).base + name)),
         ox.Triple(ds, n("http://www.w3.org/2000/01/rdf-schema#seeAlso"), n(root + ".well-known/void")),
         *(ox.Triple(me, n(SD + "resultFormat"), n(FORMATS + f)) for f in _RESULT_FORMATS),
     ]
