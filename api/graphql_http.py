@@ -9,6 +9,7 @@ runs answer a GraphQL error body, never text/plain.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -79,23 +80,40 @@ def refusal(request: Request, status: int, reason: str, cause: BaseException | N
                     headers=headers)
 
 
-def lone_surrogate(value: object) -> str | None:
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how JSON text writes a UTF-16 surrogate
+
+
+def lone_surrogate(value: object, text: str | None = None) -> str | None:
     """Where a decoded JSON request body holds a lone UTF-16 surrogate (`"\\udfff"` is valid JSON but no
     Unicode text: every string of the request would fail later, deep in the store or the index), as
-    `"\\udfff" at variables.s`; None when every string and key is text."""
-    stack: list[tuple[object, str]] = [(value, "")]
-    while stack:
-        item, where = stack.pop()
+    `'\\udfff' at variables.s`; None when every string and key is text. Given the body's `text`, a body
+    that writes no surrogate escape is not walked (strict UTF-8 decoding leaves no surrogate otherwise)."""
+    if text is not None and _SURROGATE_ESCAPE.search(text) is None:
+        return None
+    path: list[str] = []
+
+    def bad(item: object) -> str | None:
         if isinstance(item, str):
-            if not item.isascii():
-                try:
-                    item.encode("utf-8")
-                except UnicodeEncodeError as exc:
-                    return f"{item[exc.start]!r} at {where or 'the body'}"
-        elif isinstance(item, dict):
+            if item.isascii():
+                return None
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return item[exc.start]
+            return None
+        if isinstance(item, dict):
             for key, child in item.items():
-                stack.append((key, where or "the body"))
-                stack.append((child, f"{where}.{key}".lstrip(".") if isinstance(key, str) else where))
+                if (found := bad(key) or bad(child)) is not None:
+                    path.append(f".{key}" if isinstance(key, str) and not bad(key) else "")
+                    return found
         elif isinstance(item, list):
-            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
-    return None
+            for i, child in enumerate(item):
+                if (found := bad(child)) is not None:
+                    path.append(f"[{i}]")
+                    return found
+        return None
+
+    found = bad(value)
+    if found is None:
+        return None
+    return f"{found!r} at {''.join(reversed(path)).lstrip('.') or 'the body'}"
