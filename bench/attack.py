@@ -184,15 +184,19 @@ def sustained(clients: int, seconds: float, one: Callable[[httpx.Client], httpx.
                     with lock:
                         out.append(r)
 
-        threads = [threading.Thread(target=loop, args=(f"127.0.0.{first_address + i}",))
-                   for i in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        together([threading.Thread(target=loop, args=(f"127.0.0.{first_address + i}",))
+                  for i in range(clients)])
         return out
 
     return go
+
+
+def together(threads: list[threading.Thread]) -> None:
+    """Start `threads` and wait for them all."""
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def attacks(url: str, listener: Listener) -> list[Attack]:
@@ -203,12 +207,8 @@ def attacks(url: str, listener: Listener) -> list[Attack]:
     def concurrent_sparql(q: str, n: int) -> Send:
         def go(c: httpx.Client) -> list[httpx.Response]:
             out: list[httpx.Response] = []
-            threads = [threading.Thread(target=lambda: out.append(
-                httpx.get(url + "/sparql", params={"query": q}, timeout=120))) for _ in range(n)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            together([threading.Thread(target=lambda: out.append(
+                httpx.get(url + "/sparql", params={"query": q}, timeout=120))) for _ in range(n)])
             return out
         return go
 
