@@ -331,6 +331,14 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
 
 
+def summary(o: Outcome) -> dict[str, object]:
+    """One attack's figures: per status the answers, median and maximum ms; the probe's p99 and count."""
+    by_status = {str(k): {"n": len(v), "median_ms": round(statistics.median(v) * 1000, 1),
+                          "max_ms": round(max(v) * 1000, 1)} for k, v in sorted(o.by_status.items())}
+    return {"name": o.name, "answer": o.answer, "by_status": by_status,
+            "probe": {"p99_ms": round(p99(o.probe_ms), 1), "n": len(o.probe_ms), "failed": o.probe_errors}}
+
+
 def table(outcomes: list[Outcome]) -> str:
     rows = ["| attack | answer | ms to answer by status, median / max | probe p99 (n, failed) |",
             "| --- | --- | --- | --- |"]
@@ -392,7 +400,7 @@ def main() -> None:
         deadlines = deadline_phase(store, args.deadline)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "attack.json").write_text(json.dumps(
-        {"attacks": [o.__dict__ for o in outcomes], "ssrf_listener_connections": connections,
+        {"attacks": [summary(o) for o in outcomes], "ssrf_listener_connections": connections,
          "deadline_only": deadlines}, indent=1) + "\n")
     md = table(outcomes)
     md += f"\n\nConnections the SSRF listener saw during the run: {connections}.\n"
