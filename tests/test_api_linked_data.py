@@ -6,6 +6,8 @@ read, never write."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -330,3 +332,27 @@ def test_pyld_expands_a_description_against_the_published_context(base: str) -> 
     nquads = jsonld.to_rdf(doc, {"format": "application/n-quads"})
     served = rdflib.Graph().parse(base + "dataset/imagenet")
     assert len(rdflib.Graph().parse(data=nquads, format="nt")) == len(served)
+
+
+RAPPER_SYNTAX = {"text/turtle": "turtle", "application/n-triples": "ntriples",
+                 "application/rdf+xml": "rdfxml"}
+ANSWERS = ["dataset/imagenet", "paper/seed-12", "graph/paper/seed-01", "vocab/datasets", ".well-known/void",
+           "sparql", "ontology"]
+
+
+@pytest.mark.parametrize("path", ANSWERS)
+@pytest.mark.parametrize("media", sorted(RAPPER_SYNTAX))
+def test_rapper_reads_every_answer_as_rdflib_does(base: str, path: str, media: str) -> None:
+    """raptor's rapper (Debian raptor2-utils, installed by scripts/system-deps) parses each answer strictly
+    and finds the same triples as rdflib."""
+    rapper = shutil.which("rapper")
+    if rapper is None:
+        pytest.skip("rapper is not installed (bash scripts/system-deps installs raptor2-utils)")
+    r = httpx.get(base + path, headers={"Accept": media}, timeout=60)
+    assert r.headers["content-type"].split(";")[0] == media
+    proc = subprocess.run([rapper, "-q", "-i", RAPPER_SYNTAX[media], "-o", "ntriples", "-", base + path],
+                          input=r.content, capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr.decode()[:300]
+    theirs = rdflib.Graph().parse(data=proc.stdout.decode(), format="nt")
+    ours = rdflib.Graph().parse(data=r.content, format=FORMATS[media], publicID=base + path)
+    assert isomorphic(theirs, ours), path
