@@ -30,13 +30,14 @@ from api import explorer, graphiql
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.cors import Cors
-from api.export import make_export
-from api.graphql_http import adapt, mark
+from api.export import Export
+from api.graphql_http import adapt, lone_surrogate, mark, refusal
 from api.headers import SecurityHeaders
 from api.limits import DeadlineExceeded
 from api.linked_data import routes as linked_data_routes
 from api.loaders import ON_REQUEST_THREAD, Loaders
 from api.schema import build_schema
+from api.shares import ConcurrencyShare, large_body, whole_export
 from api.sparql import SparqlEndpoint
 from api.time_limit import TimeLimit
 from api.writer import PaperWriter
@@ -46,6 +47,7 @@ from kg.settings import Settings
 from kg.store import Store, StoreError, open_store
 
 EXECUTIONS = 32  # GraphQL executions at once (each on its own thread and event loop)
+LARGE_DOCUMENT = 1024  # GraphQL bodies from this size on are served one at a time (parsing is ~20 µs a token)
 _THREAD = threading.local()  # each execution thread's event loop, made once and reused
 CONSISTENT_TRIES = 3  # a query overlapped by writes runs again, at most this many times in all
 
@@ -60,7 +62,10 @@ class GraphQLApp(GraphQL[ApiContext, None]):
 
     async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
         """GraphQL over HTTP: application/graphql-response+json and its status codes when accepted."""
-        response = await super().run(request, context, root_value)
+        try:
+            response = await super().run(request, context, root_value)
+        except HTTPException as exc:  # strawberry's refusals are text/plain: answered as GraphQL errors
+            return refusal(request, exc.status_code, exc.reason, exc.__cause__)
         return adapt(request, response) if isinstance(response, Response) else response
 
     async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
@@ -139,6 +144,12 @@ class GraphQLApp(GraphQL[ApiContext, None]):
             raise HTTPException(400, "request body nests too deeply") from None
         if not isinstance(value, dict | list):
             raise HTTPException(400, "request body must be a JSON object") from None
+        try:
+            where = lone_surrogate(value, body)
+        except RecursionError:
+            raise HTTPException(400, "request body nests too deeply") from None
+        if where is not None:
+            raise HTTPException(400, f"request body holds a lone surrogate, which is not text: {where}")
         return value
 
     async def _generation(self) -> str:
@@ -183,6 +194,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
     per_query = None if the_store.in_process else settings.query_timeout_s
     ctx = QueryContext.open(the_store, settings.base_iri, timeout_s=per_query)
     sparql = SparqlEndpoint(the_store, settings)  # its worker processes start on the first /sparql query
+    export = Export(ctx)
     graphql = GraphQLApp(settings, ctx)
 
     async def healthz(request: Request) -> Response:
@@ -202,6 +214,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             yield
         finally:
             sparql.close()
+            export.close()
             ctx.index.close()
             if owned:
                 the_store.close()
@@ -210,7 +223,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/sparql", sparql.handle, methods=["GET", "POST"]),
-            Route("/export", make_export(ctx), methods=["GET"]),
+            Route("/export", export.handle, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             *explorer.routes(ctx),
             *graphiql.routes(),
@@ -219,6 +232,11 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
         middleware=[
             Middleware(Cors, origins=settings.cors_origins),  # cross-origin reads only, never writes
             Middleware(SecurityHeaders),
+            # fair shares (api.shares): documents large enough to cost tens of ms to parse, whole dumps
+            Middleware(ConcurrencyShare, path="/graphql", applies=large_body(LARGE_DOCUMENT), total=1,
+                       graphql=True, what="large GraphQL documents"),
+            Middleware(ConcurrencyShare, path="/export", applies=whole_export, total=2,
+                       what="whole-graph exports"),
             Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes),
             Middleware(TimeLimit, seconds=settings.query_timeout_s),
         ],

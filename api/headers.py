@@ -1,5 +1,5 @@
-"""ASGI middleware: security headers on every response (nosniff everywhere, the explorer's CSP on every
-/explore page, including the static copy of its HTML)."""
+"""ASGI middleware: security headers on every response (nosniff everywhere; the explorer's CSP on every HTML
+page that sets none of its own: the explorer, its static copy, the home page and every Linked Data page)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from api.explorer import CSP
 
 class SecurityHeaders:
     """Adds `X-Content-Type-Options: nosniff` to every HTTP response and the explorer's
-    Content-Security-Policy to HTML answered under /explore."""
+    Content-Security-Policy to every HTML response without one (GraphiQL's page brings its own)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -19,7 +19,6 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        explore = str(scope.get("path", "")).startswith("/explore")
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -28,7 +27,7 @@ class SecurityHeaders:
                 headers.append((b"x-content-type-options", b"nosniff"))
                 html = any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers)
                 has_csp = any(k.lower() == b"content-security-policy" for k, _ in headers)
-                if explore and html and not has_csp:
+                if html and not has_csp:
                     headers.append((b"content-security-policy", CSP.encode()))
                 message = {**message, "headers": headers}
             await send(message)

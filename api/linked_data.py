@@ -15,7 +15,7 @@ import html
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 import rdflib
@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from api.negotiation import choose
 from api.sparql_results import GRAPH_TYPES
-from kg.query import QueryContext, stats
+from kg.query import QueryContext
 from kg.query.sparql import values
 from kg.rdf.iris import DCTERMS, PROV, RDF, RDFS, SCHEMA, SKOS, XSD
 from kg.store.formats import media_type, prefixes
@@ -56,8 +56,14 @@ def context_document(base: str) -> dict[str, Any]:
     return {"@context": terms}
 
 
-def _described_iri(base: str, request: Request) -> str:
-    """The IRI a request path names: `{base}` + the path without its leading slash."""
+def _described_iri(base: str, request: Request, ctx: QueryContext | None = None) -> str:
+    """The IRI a request path names: `{base}` + the path without its leading slash; a paper's id (and what
+    follows it: `/link/…`) is read from the raw path and encoded as kg.rdf.iris mints it, so `/paper/a%20b`
+    and `/paper/a%22b` name the papers `a b` and `a"b` (and `/` inside an id, `%2F`, stays in the id)."""
+    raw = request.scope.get("raw_path")
+    if ctx is not None and isinstance(raw, bytes) and raw.startswith(b"/paper/"):
+        first, slash, rest = raw[len(b"/paper/"):].decode("latin-1").partition("/")
+        return ctx.iris.paper(unquote(first, errors="strict")) + slash + rest
     return base + request.url.path.lstrip("/")
 
 
@@ -314,24 +320,41 @@ def _not_acceptable() -> Response:
     return PlainTextResponse("acceptable: " + ", ".join(OFFERED), status_code=406)
 
 
+def endpoint_counts(ctx: QueryContext) -> tuple[int, dict[str, int]]:
+    """(triples, instances per class) of the default graph /sparql answers from (the union of every named
+    graph: papers, entities, vocabularies, ontology and the aggregates under graph/meta), counted by the
+    very queries a client would send; remembered per store generation."""
+    def compute() -> tuple[int, dict[str, int]]:
+        total = ctx.store.select("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        classes = ctx.store.select(f"SELECT ?c (COUNT(DISTINCT ?e) AS ?n) WHERE {{ ?e <{RDF}type> ?c }} "
+                                   "GROUP BY ?c")
+        per_class = {r["c"].value: int(r["n"].value) for r in classes if isinstance(r.get("c"), ox.NamedNode)}
+        return int(total[0]["n"].value) if total else 0, dict(sorted(per_class.items()))
+
+    return ctx.memo.get(ctx.store, ("void-counts",), compute, lambda found: 1 + len(found[1]))
+
+
 def void_triples(ctx: QueryContext, request: Request) -> list[ox.Triple]:
-    """The VoID description of the dataset (its IRI is the base IRI) and where this service serves it."""
+    """The VoID description of the dataset (its IRI is the base IRI) and where this service serves it: its
+    triples and class partitions are what COUNT queries at its SPARQL endpoint answer."""
     base, root = ctx.iris.base, str(request.base_url)
     n, lit = ox.NamedNode, ox.Literal
     ds, a = n(base), n(RDF + "type")
-    figures = stats(ctx)
+    triples, per_class = endpoint_counts(ctx)
     xsd_int = n(XSD + "integer")
     out = [
         ox.Triple(ds, a, n(VOID + "Dataset")),
         ox.Triple(ds, n(DCTERMS + "title"), lit("paperkg: a knowledge graph of machine-learning research")),
         ox.Triple(ds, n(DCTERMS + "description"), lit(
             "Papers linked to the tasks, datasets, methods, models, metrics, domains and threats they "
-            "are about, each link with its evidence (sentence, mention, confidence, extractor).")),
+            "are about, each link with its evidence (sentence, mention, confidence, extractor). The counts "
+            "are those of the SPARQL endpoint's default graph, the union of every named graph (the "
+            "aggregates under graph/meta included, which the data dump leaves out).")),
         ox.Triple(ds, n(VOID + "uriSpace"), lit(base)),
         ox.Triple(ds, n(VOID + "sparqlEndpoint"), n(root + "sparql")),
         ox.Triple(ds, n(VOID + "dataDump"), n(root + "export?format=nquads")),
         ox.Triple(ds, n(VOID + "rootResource"), n(base + "ontology")),
-        ox.Triple(ds, n(VOID + "triples"), lit(str(figures.triples), datatype=xsd_int)),
+        ox.Triple(ds, n(VOID + "triples"), lit(str(triples), datatype=xsd_int)),
         ox.Triple(ds, n(DCTERMS + "hasPart"), n(root + "graphql")),
         ox.Triple(ds, n(RDFS + "seeAlso"), n(root + "sparql")),
         *(ox.Triple(ds, n(VOID + "vocabulary"), n(v))
@@ -339,13 +362,33 @@ def void_triples(ctx: QueryContext, request: Request) -> list[ox.Triple]:
         *(ox.Triple(ds, n(VOID + "feature"), n("http://www.w3.org/ns/formats/" + f))
           for f in ("Turtle", "N-Triples", "JSON-LD", "RDF_XML", "N-Quads", "TriG")),
     ]
-    partitions = {"Paper": figures.papers, **figures.entities_per_type}
-    for cls, count in sorted(partitions.items()):
-        part = ox.BlankNode(f"class{cls}")
+    for i, (cls, count) in enumerate(per_class.items()):
+        part = ox.BlankNode(f"class{i}")
         out += [ox.Triple(ds, n(VOID + "classPartition"), part),
-                ox.Triple(part, n(VOID + "class"), n(base + "ontology#" + cls)),
+                ox.Triple(part, n(VOID + "class"), n(cls)),
                 ox.Triple(part, n(VOID + "entities"), lit(str(count), datatype=xsd_int))]
     return out
+
+
+GRAPH_TRIPLES = 10_000  # a named graph's IRI answers its triples up to this many, else its description
+
+
+def describe_graph(ctx: QueryContext, iri: str) -> list[ox.Triple]:
+    """What a named graph's IRI dereferences to: the graph as a sd:NamedGraph with its triple count and the
+    dataset it belongs to, and its triples when it has at most GRAPH_TRIPLES (a paper's graph, the
+    ontology, an aggregate graph); empty when no such graph exists."""
+    g = ox.NamedNode(iri)
+    rows = ctx.store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {g} {{ ?s ?p ?o }} }}")
+    count = int(rows[0]["n"].value) if rows else 0
+    if count == 0:
+        return []
+    n, sd = ox.NamedNode, "http://www.w3.org/ns/sparql-service-description#"
+    out = [ox.Triple(g, n(RDF + "type"), n(sd + "NamedGraph")),
+           ox.Triple(g, n(VOID + "triples"), ox.Literal(str(count), datatype=n(XSD + "integer"))),
+           ox.Triple(g, n(VOID + "inDataset"), n(ctx.iris.base))]
+    if count <= GRAPH_TRIPLES:
+        out += ctx.store.construct(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH {g} {{ ?s ?p ?o }} }}")
+    return list(dict.fromkeys(out))
 
 
 def _home_html(ctx: QueryContext, triples: list[ox.Triple]) -> bytes:
@@ -395,17 +438,19 @@ def routes(ctx: QueryContext) -> list[Route]:
         body = json.dumps(context_document(base), indent=1).encode()
         return Response(body, media_type="application/ld+json")
 
-    def resource(graph_of: Callable[[str], str | None]) -> Callable[[Request], Any]:
+    def resource(graph_of: Callable[[str], str | None],
+                 describer: Callable[[QueryContext, str, str | None], list[ox.Triple]] = describe,
+                 ) -> Callable[[Request], Any]:
         async def handler(request: Request) -> Response:
             media = _media(request)
             if media is None:
                 return _not_acceptable()
-            iri = _described_iri(base, request)
+            iri = _described_iri(base, request, ctx)
             try:
                 ox.NamedNode(iri)
             except ValueError:
                 return PlainTextResponse("not an IRI of this graph", status_code=404)
-            triples = await run_in_threadpool(describe, ctx, iri, graph_of(iri))
+            triples = await run_in_threadpool(describer, ctx, iri, graph_of(iri))
             if not triples:
                 return PlainTextResponse(f"nothing is known about {iri}", status_code=404)
             return _answer(iri, triples, media, base, request)
@@ -426,6 +471,11 @@ def routes(ctx: QueryContext) -> list[Route]:
         Route("/ontology", resource(ontology_graph), methods=methods),
         Route("/paper/{rest:path}", resource(no_graph), methods=methods),
         Route("/extractor/{version}", resource(no_graph), methods=methods),
+        Route("/rule/{rest:path}", resource(no_graph), methods=methods),  # the kg:by of every link
+        Route("/vocab/{rest:path}", resource(no_graph), methods=methods),  # the concept schemes
+        Route("/graph/{rest:path}", resource(no_graph, lambda c, iri, _: describe_graph(c, iri)),
+              methods=methods),
+        Route("/stats/{rest:path}", resource(no_graph), methods=methods),  # the aggregates' nodes
     ]
     out += [Route(f"/{t.lower()}/{{name}}", resource(no_graph), methods=methods) for t in ENTITY_TYPES]
     return out

@@ -20,7 +20,16 @@ from strawberry.types import ExecutionContext
 from api.auth import MarkMutations, token_required
 from api.context import ApiInfo
 from api.errors import PublicError, should_mask
-from api.limits import CheckedValidation, CostLimit, Deadline, DepthLimit, OneWrite
+from api.limits import (
+    CheckedValidation,
+    CostLimit,
+    Deadline,
+    DeadlineExecution,
+    DepthLimit,
+    OneWrite,
+    PaperInputLimits,
+    ValidationBudget,
+)
 from api.loaders import off_loop
 from api.page import check_range
 from api.records import from_record
@@ -41,13 +50,13 @@ from api.types import (
     TypeCount,
     kg_type,
 )
-from api.writer import MAX_BATCH, WriteGate, paper_id
+from api.writer import INPUT_FIELDS, MAX_BATCH, WriteGate, records_of
 from kg import query as q
 from kg.query.trends import trending
 from kg.settings import Settings
-from kg.types import Paper as PaperRecord
 
 MAX_COST = 100_000  # estimated cost (api.shape) of the costliest request served; env KG_MAX_COST
+MAX_VALIDATION_WORK = 3_000  # field comparisons validation may make (api.shape); GraphiQL's query ~900
 WRITE_MARGIN_S = 1.0  # a write must start its commit this long before the time limit
 log = logging.getLogger("api.graphql")
 
@@ -193,19 +202,7 @@ class Mutation:
     )
     async def add_papers(self, info: ApiInfo, papers: list[PaperInput]) -> list[Paper]:
         check_range("number of papers", len(papers), 1, MAX_BATCH)
-        records = [
-            PaperRecord(
-                id=str(p.id) if p.id else paper_id(p.title, p.abstract),
-                abstract=p.abstract,
-                title=p.title,
-                authors=tuple(p.authors or ()),
-                venue=p.venue,
-                year=p.year,
-                url=p.url,
-                source="api",
-            )
-            for p in papers
-        ]
+        records = records_of([{k: getattr(p, k) for k in INPUT_FIELDS} for p in papers])
         gate = write_gate(info)
         return [Paper.of(p) for p in await off_loop(info.context.writer.add, records, gate)]
 
@@ -254,13 +251,16 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         extensions=[  # factories: a fresh extension per request (the parse/validation caches are global)
             lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
             lambda: ParserCache(maxsize=512),
+            lambda: ValidationBudget(MAX_VALIDATION_WORK),
             lambda: DepthLimit(settings.max_depth),
             lambda: CostLimit(max_cost),
             OneWrite,
             MarkMutations,
+            PaperInputLimits,
             lambda: AddValidationRules(rules),
             lambda: CheckedValidation(maxsize=512),
             lambda: Deadline(settings.query_timeout_s),
             lambda: MaskErrors(should_mask_error=should_mask),
         ],
+        execution_context_class=DeadlineExecution,
     )

@@ -10,7 +10,7 @@ store keeps no triple in two graphs (kg.rdf.mapping, kg.write).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -19,9 +19,10 @@ from starlette.requests import Request
 
 from api.errors import Refused, query_status
 from api.negotiation import choose
-from api.sparql_results import GRAPH_TYPES, SELECT_TYPES, ask_result, negotiate, select_results
-from kg.query.guard import QueryRefused
+from api.sparql_results import GRAPH_TYPES, SELECT_TYPES, ask_media, ask_result, negotiate, select_results
+from kg.query.guard import QueryForm, QueryRefused
 from kg.query.guard import classify as classify_query
+from kg.rdf.iris import Iris
 from kg.store.formats import prefixes
 from kg.store.types import BadQuery, Row, Store, StoreError, TooManyRows
 
@@ -182,12 +183,22 @@ def _projection(text: str) -> list[str]:
 
 
 def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
-    """Parse, evaluate and serialise one query: (status, media type, body); refusals as plain text. The
-    result object is released on this thread whatever happens (see kg.store.limits._drain: pyoxigraph's
-    are thread-bound, and one dropped on another thread is leaked with its store)."""
-    result: Any = None
+    """Guard, evaluate and serialise one query: (status, media type, body); refusals as plain text. The
+    engine runs the text the guard read (kg.query.guard.classify: codepoint escapes decoded once)."""
     try:
         form = classify_query(req.text)
+    except QueryRefused as exc:
+        return _plain(query_status(exc), str(exc))
+    return execute(store, form, replace(req, text=form.text), cap, base_iri)
+
+
+def execute(store: Store, form: QueryForm, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
+    """Evaluate and serialise a query the guard passed as `form`; every failure is a reply, never an
+    exception (a worker answers the next query whatever this one did). The result object is released on
+    this thread whatever happens (see kg.store.limits._drain: pyoxigraph's are thread-bound, and one
+    dropped on another thread is leaked with its store)."""
+    result: Any = None
+    try:
         if form.form in ("SelectQuery", "AskQuery"):
             media = negotiate(req.accept, SELECT_TYPES)
             if media is None:
@@ -195,6 +206,7 @@ def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
             result = _evaluate(store, req, cap)
             if form.form == "AskQuery":
                 value = bool(result) if result is not None else store.ask(req.text)
+                media = ask_media(media)
                 return 200, media, ask_result(value, media)
             if result is not None:
                 names, rows = _rows(result, cap)
@@ -215,13 +227,11 @@ def answer(store: Store, req: SparqlRequest, cap: int, base_iri: str) -> Reply:
         return 200, media, body or b""
     except Refused as exc:
         return _plain(exc.status, str(exc))
-    except QueryRefused as exc:
-        return _plain(query_status(exc), str(exc))
-    except TooManyRows as exc:
-        return _plain(413, str(exc))
+    except TooManyRows as exc:  # well-formed, but more than this endpoint answers: change the request
+        return _plain(422, str(exc))
     except BadQuery as exc:
         return _plain(400, str(exc))
-    except StoreError:
+    except (StoreError, OSError):  # OSError: raised while iterating a result (the engine's I/O)
         return _plain(500, "the store could not answer this query")
     finally:
         result = None
@@ -236,6 +246,14 @@ FORMATS = "http://www.w3.org/ns/formats/"
 VOID = "http://rdfs.org/ns/void#"
 _RESULT_FORMATS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
                    "Turtle", "N-Triples", "JSON-LD", "RDF_XML")
+
+
+def _named_graph(ds: ox.BlankNode, node: ox.BlankNode, name: str) -> list[ox.Triple]:
+    """`ds sd:namedGraph [ a sd:NamedGraph ; sd:name <name> ]`: one of the graphs the default graph holds."""
+    n = ox.NamedNode
+    return [ox.Triple(ds, n(SD + "namedGraph"), node),
+            ox.Triple(node, n("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), n(SD + "NamedGraph")),
+            ox.Triple(node, n(SD + "name"), n(name))]
 
 
 def service_description(store: Store, settings: Any, request: Request) -> Reply:
@@ -256,14 +274,18 @@ def service_description(store: Store, settings: Any, request: Request) -> Reply:
         ox.Triple(me, n(SD + "feature"), n(SD + "UnionDefaultGraph")),
         ox.Triple(me, n(SD + "defaultEntailmentRegime"), n("http://www.w3.org/ns/entailment/Simple")),
         ox.Triple(me, n("http://www.w3.org/2000/01/rdf-schema#comment"), ox.Literal(
-            "Read-only: updates, LOAD and SERVICE are refused. The default graph is the union of the named "
-            "graphs (one per paper, plus graph/entities, graph/vocab and graph/ontology); default-graph-uri "
-            f"and named-graph-uri are honoured. At most {settings.sparql_row_cap} rows and "
-            f"{settings.query_timeout_s:g} s per query.")),
+            "Read-only: updates, LOAD and SERVICE are refused. The default graph is the union of every named "
+            "graph: one per paper (graph/paper/{id}), graph/entities, graph/vocab, graph/ontology, and the "
+            "graph/meta graphs (the store's generation and the aggregates under graph/meta/, which the "
+            "data dump leaves out); /.well-known/void counts it. default-graph-uri and named-graph-uri are "
+            f"honoured. At most {settings.sparql_row_cap} rows and {settings.query_timeout_s:g} s per "
+            "query.")),
         ox.Triple(me, n(SD + "defaultDataset"), ds),
         ox.Triple(ds, a, n(SD + "Dataset")),
         ox.Triple(ds, n(SD + "defaultGraph"), dg),
         ox.Triple(dg, a, n(SD + "Graph")),
+        *(t for i, name in enumerate(("graph/entities", "graph/vocab", "graph/ontology", "graph/meta"))
+          for t in _named_graph(ds, ox.BlankNode(f"named{i}"), Iris(settings.base_iri).base + name)),
         ox.Triple(ds, n("http://www.w3.org/2000/01/rdf-schema#seeAlso"), n(root + ".well-known/void")),
         *(ox.Triple(me, n(SD + "resultFormat"), n(FORMATS + f)) for f in _RESULT_FORMATS),
     ]

@@ -107,12 +107,17 @@ def select_results(variables: list[str], rows: list[Row], media: str) -> bytes:
     ).encode()
 
 
+def ask_media(media: str) -> str:
+    """The media type an ASK answers in: SPARQL's CSV and TSV results formats define no boolean, so a client
+    that asked for one gets the JSON boolean (RFC 9110 lets a server disregard Accept rather than answer
+    406), which clients parse by its Content-Type (rdflib's SPARQLStore failed on a bare `true`)."""
+    return JSON if media in (CSV, TSV) else media
+
+
 def ask_result(value: bool, media: str) -> bytes:
     if media == XML:
         return (
             f'<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/>'
             f"<boolean>{str(value).lower()}</boolean></sparql>\n"
         ).encode()
-    if media in (CSV, TSV):
-        return f"{str(value).lower()}\n".encode()
     return json.dumps({"head": {}, "boolean": value}).encode()

@@ -8,22 +8,35 @@ time-limit middleware never cuts a committing request short). Ids are stable, so
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from api.errors import PublicError
+from kg.io.clean import drop_invisible
+from kg.io.records import (
+    MAX_ABSTRACT_CHARS,
+    MAX_AUTHORS,
+    MAX_TITLE_CHARS,
+    MAX_YEAR,
+    MIN_YEAR,
+    RawFields,
+    as_text,
+    build_paper,
+    parse_authors,
+    parse_year,
+)
 from kg.query import QueryContext, papers_by_iris
 from kg.query.context import time_budget
 from kg.query.memo import at_generation
 from kg.query.model import PaperInfo
 from kg.rdf.mapping import GraphMapper
-from kg.types import Paper
+from kg.types import Paper, ReadProblem
 from kg.write import delete_papers, write_extractions
 
-MAX_ABSTRACT = 100_000
-MAX_FIELD = 2_000
+MAX_FIELD = 2_000  # characters of an id, venue, url or author name
+INPUT_FIELDS = ("id", "title", "abstract", "authors", "venue", "year", "url")  # PaperInput's, by name
 AFTER_COMMIT_S = 60.0  # budget for reading back what a committed write stored
 MAX_BATCH = 20  # papers per addPapers request: extraction + commit stay well inside the 5 s limit
 
@@ -67,20 +80,61 @@ class WriteGate:
             self.start_commit()
 
 
-def paper_id(title: str | None, abstract: str) -> str:
-    """A stable id for a paper given without one."""
-    return "p-" + hashlib.sha1(f"{title or ''}\n{abstract}".encode()).hexdigest()[:12]
+def input_problem(paper: Mapping[str, Any], where: str) -> str | None:
+    """What makes one `addPapers` input unfit to store, as sent (None: nothing): the file readers' bounds
+    (kg.io.records: abstract, title, author count, years), refused here rather than cut, since the client is
+    there to be told; ids, venues, urls and author names at most MAX_FIELD characters; an id may hold no
+    control or invisible character (the readers drop those, and the client would not find its paper)."""
+    def text(name: str) -> str | None:
+        value = paper.get(name)
+        return value if isinstance(value, str) else None  # other types: GraphQL's coercion says so
+
+    abstract, title, pid = text("abstract"), text("title"), text("id")
+    if abstract is not None and len(abstract) > MAX_ABSTRACT_CHARS:
+        return f"{where}.abstract has {len(abstract):,} characters; at most {MAX_ABSTRACT_CHARS:,}"
+    if abstract is not None and not abstract.strip():
+        return f"{where}.abstract is empty; each paper needs an abstract"
+    if title is not None and len(title) > MAX_TITLE_CHARS:
+        return f"{where}.title has {len(title):,} characters; at most {MAX_TITLE_CHARS:,}"
+    authors = paper.get("authors")
+    if isinstance(authors, list):
+        if len(authors) > MAX_AUTHORS:
+            return f"{where}.authors has {len(authors):,} names; at most {MAX_AUTHORS:,}"
+        for i, name in enumerate(authors):
+            if isinstance(name, str) and len(name) > MAX_FIELD:
+                return f"{where}.authors[{i}] has {len(name):,} characters; at most {MAX_FIELD:,}"
+    for name in ("id", "venue", "url"):
+        value = text(name)
+        if value is not None and len(value) > MAX_FIELD:
+            return f"{where}.{name} has {len(value):,} characters; at most {MAX_FIELD:,}"
+    if pid is not None and (not pid.strip() or drop_invisible(pid) != pid):
+        return f"{where}.id {pid[:60]!r} is empty or holds a control or invisible character"
+    year = paper.get("year")
+    if isinstance(year, int) and not isinstance(year, bool) and not MIN_YEAR <= year <= MAX_YEAR:
+        return f"{where}.year {year} is outside {MIN_YEAR}-{MAX_YEAR}"
+    return None
 
 
-def check_paper(p: Paper) -> None:
-    if not p.abstract.strip():
-        raise PublicError("each paper needs a non-empty abstract")
-    if len(p.abstract) > MAX_ABSTRACT:
-        raise PublicError(f"abstract longer than {MAX_ABSTRACT} characters")
-    if not p.id.strip() or any(len(x or "") > MAX_FIELD for x in (p.id, p.title, p.venue, p.url, *p.authors)):
-        raise PublicError(
-            f"id, title, venue, url and authors must be non-empty ids / at most {MAX_FIELD} characters"
-        )
+def records_of(inputs: list[Mapping[str, Any]]) -> list[Paper]:
+    """The papers `addPapers` stores, cleaned and identified as the file readers do (kg.io.records: text
+    cleaning, author names, ids from the record, its DOI or URL, else its content); PublicError for an
+    input `input_problem` refuses, or one the cleaning leaves without an abstract."""
+    out = []
+    for i, p in enumerate(inputs):
+        where = f"papers[{i}]"
+        if (problem := input_problem(p, where)) is not None:
+            raise PublicError(problem)
+        raw = RawFields(id=as_text(p.get("id")), title=as_text(p.get("title")),
+                        abstract=as_text(p.get("abstract")), authors=parse_authors(p.get("authors")),
+                        venue=as_text(p.get("venue")), year=parse_year(p.get("year")),
+                        url=as_text(p.get("url")))
+        built = build_paper(raw, "addPapers", where, "api")
+        paper, *problems = built
+        if problems or not isinstance(paper, Paper) or not paper.abstract:
+            said = "; ".join(str(x.message) for x in built if isinstance(x, ReadProblem))
+            raise PublicError(f"{where}: {said or 'the abstract is empty once cleaned'}")
+        out.append(paper)
+    return out
 
 
 class PaperWriter:
@@ -119,8 +173,6 @@ class PaperWriter:
         if len(papers) > MAX_BATCH:
             raise PublicError(f"at most {MAX_BATCH} papers per addPapers request (got {len(papers)}); "
                               "use `kg build` or `kg load` for bulk loads")
-        for p in papers:
-            check_paper(p)
         extractor = self.extractor()
         extractions = []
         for p in papers:

@@ -1,19 +1,22 @@
-"""Replay issue 11's attacks against a live `kg serve` and time each refusal, while a probe client (from
-another loopback address, so it is another client) measures a normal query's latency throughout.
+"""Replay issues 11's and 25's attacks against a live `kg serve` and time each answer, while a probe client
+(from another loopback address, so it is another client) measures a normal query's latency throughout.
 
-    .venv/bin/python bench/attack.py [--store PATH] [--rounds 20]
+    .venv/bin/python bench/attack.py [--store PATH] [--rounds 20] [--issue 25]
 
-Without --store the bundled sample is built into a temporary store (the store the issue attacked). Each
-attack runs `--rounds` times from one attacker client (sequentially; the SPARQL ones as the issue sent
-them, four at once); the probe alternates `{ stats { papers } }` over GraphQL and a one-row SPARQL
-SELECT. Prints a table and writes bench/results/attack.json and attack.md. Targets (issue 11): every
-refusal within 100 ms, probe p99 within 250 ms during every attack.
+Without --store the bundled sample is built into a temporary store (the store the issues attacked). Most
+attacks run `--rounds` times from one attacker client, back to back for at least 3 s; the sustained ones
+(issue 25: four introspection clients, heavy SPARQL from four addresses, eight clients of 2,000-token
+documents, eight clients downloading the dump) run for a fixed time from several threads and addresses, as
+the issue ran them. The probe alternates `{ stats { papers } }` over GraphQL and a one-row SPARQL SELECT.
+Prints a table and writes bench/results/attack.json and attack.md. Targets (issues 11 and 25): every
+refusal within 100 ms, the probe's p99 within 250 ms during every attack.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import socket
 import statistics
 import sys
 import tempfile
@@ -46,6 +49,21 @@ ALIASED_ADDS = ("mutation($p: [PaperInput!]!) { "
 CARTESIAN_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 CARTESIAN_ORDER = "SELECT ?a ?d ?g WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 10"
 NORMAL_SPARQL = "SELECT ?p WHERE { ?p a <https://w3id.org/paperkg/ontology#Paper> } LIMIT 1"
+# issue 25's requests, as the issue sent them (the SPARQL ones with the literal backslash escapes)
+SSRF = r'SELECT ?s WHERE { BIND("\u0022 AS ?a) } #" AS ?b) SERVICE <URL> { ?s ?p ?o } }'
+SSRF_KEYWORD = r"SELECT ?s WHERE { \u0053ERVICE <URL> { ?s ?p ?o } }"
+TYPEREF = ("name kind ofType { name kind ofType { name kind ofType { name kind ofType { name kind ofType { "
+           "name kind ofType { name kind } } } } } }")
+INTROSPECTION = ("__schema { types { name kind fields { name args { name type { " + TYPEREF + " } } type { "
+                 + TYPEREF + " } } } }")
+INTROSPECTION_15 = "{ " + " ".join(f"a{i}: {INTROSPECTION}" for i in range(15)) + " }"
+VARIABLE_CHAIN = ("query($n:Int!=100){ entities(first:$n){ edges{ node{ related(first:$n){ "
+                  "related(first:$n){ name }}}}}}")
+TOKENS_2000 = "{ stats { " + "papers " * 1990 + "} }"  # parsed, then refused: 2,000 tokens
+
+
+def repeated(n: int) -> str:
+    return "query { " + " ".join(["stats { papers }"] * n) + " }"
 
 
 def papers(n: int, tag: str) -> list[dict[str, str]]:
@@ -113,75 +131,180 @@ def message(r: httpx.Response) -> str:
     return str(errors[0]["message"])[:120] if errors else "answered"
 
 
-def attacks(url: str) -> list[tuple[str, Callable[[httpx.Client], list[httpx.Response]]]]:
-    def post_raw(body: bytes) -> Callable[[httpx.Client], list[httpx.Response]]:
+Send = Callable[[httpx.Client], list[httpx.Response]]
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One attack: `send` makes one round of it; `mode` says how it is repeated: "rounds" (back to back,
+    `--rounds` times and at least 3 s), "heavy" (two rounds: each lasts up to a query's budget) or
+    "sustained" (one call that runs its clients for its own duration)."""
+
+    issue: int
+    name: str
+    send: Send
+    mode: str = "rounds"
+
+
+class Listener:
+    """A TCP listener on loopback counting connections: what a SERVICE that got through would call."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/internal/sparql"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+
+def sustained(clients: int, seconds: float, one: Callable[[httpx.Client], httpx.Response],
+              first_address: int = 20) -> Send:
+    """`clients` threads, each from its own loopback address, sending `one` back to back for `seconds`."""
+
+    def go(_: httpx.Client) -> list[httpx.Response]:
+        out: list[httpx.Response] = []
+        lock = threading.Lock()
+        stop = time.monotonic() + seconds
+
+        def loop(address: str) -> None:
+            with httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=120) as c:
+                while time.monotonic() < stop:
+                    try:
+                        r = one(c)
+                    except httpx.HTTPError:
+                        continue
+                    with lock:
+                        out.append(r)
+
+        together([threading.Thread(target=loop, args=(f"127.0.0.{first_address + i}",))
+                  for i in range(clients)])
+        return out
+
+    return go
+
+
+def together(threads: list[threading.Thread]) -> None:
+    """Start `threads` and wait for them all."""
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def attacks(url: str, listener: Listener) -> list[Attack]:
+    def post_raw(body: bytes) -> Send:
         headers = {"content-type": "application/json"}
         return lambda c: [c.post(url + "/graphql", content=body, headers=headers)]
 
-    def concurrent_sparql(q: str, n: int) -> Callable[[httpx.Client], list[httpx.Response]]:
+    def concurrent_sparql(q: str, n: int) -> Send:
         def go(c: httpx.Client) -> list[httpx.Response]:
             out: list[httpx.Response] = []
-            threads = [threading.Thread(target=lambda: out.append(
-                httpx.get(url + "/sparql", params={"query": q}, timeout=120))) for _ in range(n)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            together([threading.Thread(target=lambda: out.append(
+                httpx.get(url + "/sparql", params={"query": q}, timeout=120))) for _ in range(n)])
             return out
         return go
 
+    def sparql(q: str) -> Send:
+        return lambda c: [c.get(url + "/sparql", params={"query": q})]
+
+    def one_paper(**fields: object) -> Send:
+        paper = {"id": "atk-one", "abstract": "We study image classification on ImageNet.", **fields}
+        return lambda c: [graphql(c, url, ADD, True, p=[paper])]
+
     return [
-        ("GraphQL related chain, depth 8", lambda c: [graphql(c, url, RELATED_CHAIN)]),
-        ("GraphQL fragment fan-out, 2^20", lambda c: [graphql(c, url, FRAGMENT_FAN_OUT)]),
-        ("GraphQL 15 aliased chains", lambda c: [graphql(c, url, ALIASED)]),
-        ("GraphQL depth 9", lambda c: [graphql(c, url, DEEP)]),
-        ("GraphQL first: 101", lambda c: [graphql(c, url, "{ papers(first: 101) { totalCount } }")]),
-        ("addPapers x4 aliased, 40 each",
-         lambda c: [graphql(c, url, ALIASED_ADDS, True, p=papers(40, "al"))]),
-        ("addPapers of 100", lambda c: [graphql(c, url, ADD, True, p=papers(100, "big"))]),
-        ("body: invalid UTF-8", post_raw(b'{"query": "{ stats { papers } }\xff"}')),
-        ("body: 100,000 nested [", post_raw(b"[" * 100_000)),
-        ("SPARQL update", lambda c: [c.post(url + "/sparql", content=b"DROP ALL",
-                                            headers={"content-type": "application/sparql-update"})]),
-        ("SPARQL 4 cartesian COUNTs at once", concurrent_sparql(CARTESIAN_COUNT, 4)),
-        ("SPARQL ORDER BY over a cartesian product", concurrent_sparql(CARTESIAN_ORDER, 1)),
+        Attack(11, "GraphQL related chain, depth 8", lambda c: [graphql(c, url, RELATED_CHAIN)]),
+        Attack(11, "GraphQL fragment fan-out, 2^20", lambda c: [graphql(c, url, FRAGMENT_FAN_OUT)]),
+        Attack(11, "GraphQL 15 aliased chains", lambda c: [graphql(c, url, ALIASED)]),
+        Attack(11, "GraphQL depth 9", lambda c: [graphql(c, url, DEEP)]),
+        Attack(11, "GraphQL first: 101",
+               lambda c: [graphql(c, url, "{ papers(first: 101) { totalCount } }")]),
+        Attack(11, "addPapers x4 aliased, 40 each",
+               lambda c: [graphql(c, url, ALIASED_ADDS, True, p=papers(40, "al"))]),
+        Attack(11, "addPapers of 100", lambda c: [graphql(c, url, ADD, True, p=papers(100, "big"))]),
+        Attack(11, "body: invalid UTF-8", post_raw(b'{"query": "{ stats { papers } }\xff"}')),
+        Attack(11, "body: 100,000 nested [", post_raw(b"[" * 100_000)),
+        Attack(11, "SPARQL update", lambda c: [c.post(
+            url + "/sparql", content=b"DROP ALL", headers={"content-type": "application/sparql-update"})]),
+        Attack(11, "SPARQL 4 cartesian COUNTs at once", concurrent_sparql(CARTESIAN_COUNT, 4), "heavy"),
+        Attack(11, "SPARQL ORDER BY over a cartesian product", concurrent_sparql(CARTESIAN_ORDER, 1),
+               "heavy"),
+        # issue 25, items 1-8
+        Attack(25, "1 SSRF: \\u0022 hides SERVICE from the guard", sparql(SSRF.replace("URL", listener.url))),
+        Attack(25, "1 SSRF: \\u0053ERVICE", sparql(SSRF_KEYWORD.replace("URL", listener.url))),
+        Attack(25, "2 introspection, 15 aliases", lambda c: [graphql(c, url, INTROSPECTION_15)]),
+        Attack(25, "2 introspection, 15 aliases, 4 clients",
+               sustained(4, 5.0, lambda c: graphql(c, url, INTROSPECTION_15)), "sustained"),
+        Attack(25, "3 stats x280, no aliases", lambda c: [graphql(c, url, repeated(280))]),
+        Attack(25, "3 stats x490, no aliases", lambda c: [graphql(c, url, repeated(490))]),
+        Attack(25, "4 related chain, $n:Int!=100", lambda c: [graphql(c, url, VARIABLE_CHAIN)]),
+        Attack(25, "4 related chain, {n: 100.0}", lambda c: [graphql(c, url, VARIABLE_CHAIN, n=100.0)]),
+        Attack(25, "5 addPapers, 150,000 authors", one_paper(authors=["x"] * 150_000)),
+        Attack(25, "6 lone surrogate in neighborhood(id:)", post_raw(json.dumps({
+            "query": "query($s: ID!) { neighborhood(id: $s) { nodes { id } } }",
+            "variables": {"s": "\udfff"}}).encode())),
+        Attack(25, "7 addPapers id nul\\u0000id", one_paper(id="nul\u0000id")),
+        Attack(25, "7 addPapers year -5", one_paper(year=-5)),
+        Attack(25, "8 heavy SPARQL from 4 addresses, 12 s",
+               sustained(4, 12.0, lambda c: c.get(url + "/sparql", params={"query": CARTESIAN_COUNT})),
+               "sustained"),
+        Attack(25, "8 2,000-token documents, 8 clients",
+               sustained(8, 5.0, lambda c: graphql(c, url, TOKENS_2000)), "sustained"),
+        Attack(25, "8 whole-graph export, 8 clients",
+               sustained(8, 5.0, lambda c: c.get(url + "/export", params={"format": "nt"})), "sustained"),
     ]
 
 
-def run(url: str, rounds: int) -> list[Outcome]:
+def run(url: str, rounds: int, issues: set[int]) -> tuple[list[Outcome], int]:
+    """Every attack of `issues`, in turn, with the probe's samples during each; and how many connections the
+    SSRF listener saw."""
+    listener = Listener()
     probe = Probe(url)
     probe.start()
     outcomes = []
     with httpx.Client(timeout=120) as c:
         graphql(c, url, "{ stats { papers } }")
-        for name, attack in attacks(url):
-            out = Outcome(name)
-            heavy = name.startswith("SPARQL") and "update" not in name
+        for attack in attacks(url, listener):
+            if attack.issue not in issues:
+                continue
+            out = Outcome(attack.name)
             settle(url)  # the SPARQL workers a previous attack killed have been replaced and are ready
             probe.take()
             began = time.perf_counter()
-            # repeated back to back for `rounds` rounds and at least 3 s, so the probe sees enough of it;
-            # a heavy round lasts up to its budget (5 s), so two of those
-            while (len(out.seconds) < (2 if heavy else rounds)
-                   or (not heavy and time.perf_counter() - began < 3.0)):
+            while True:
                 started = time.perf_counter()
-                responses = attack(c)
+                responses = attack.send(c)
                 took = time.perf_counter() - started
                 for r in responses:
                     out.statuses.append(r.status_code)
                     out.by_status.setdefault(r.status_code, []).append(r.elapsed.total_seconds())
                 out.seconds.append(took)
                 out.answer = "; ".join(sorted({f"{r.status_code} {message(r)}" for r in responses}))
+                if attack.mode == "sustained":
+                    break
+                if attack.mode == "heavy" and len(out.seconds) >= 2:
+                    break
+                long_enough = len(out.seconds) >= rounds and time.perf_counter() - began >= 3
+                if attack.mode == "rounds" and long_enough:
+                    break
             samples = probe.take()
             out.probe_ms = [ms for ms, _ in samples]
             out.probe_errors = sum(not ok for _, ok in samples)
             outcomes.append(out)
-            print(f"{name:45} {times(out):30}  "
+            print(f"{attack.name:45} {times(out):30}  "
                   f"probe p99 {p99(out.probe_ms):7.1f} ms ({len(out.probe_ms)}, {out.probe_errors} failed)  "
                   f"{out.answer[:90]}", flush=True)
     probe.stop.set()
     probe.join()
-    return outcomes
+    listener.sock.close()
+    return outcomes, listener.connections
 
 
 def times(o: Outcome) -> str:
@@ -206,6 +329,14 @@ def p99(values: list[float]) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+
+
+def summary(o: Outcome) -> dict[str, object]:
+    """One attack's figures: per status the answers, median and maximum ms; the probe's p99 and count."""
+    by_status = {str(k): {"n": len(v), "median_ms": round(statistics.median(v) * 1000, 1),
+                          "max_ms": round(max(v) * 1000, 1)} for k, v in sorted(o.by_status.items())}
+    return {"name": o.name, "answer": o.answer, "by_status": by_status,
+            "probe": {"p99_ms": round(p99(o.probe_ms), 1), "n": len(o.probe_ms), "failed": o.probe_errors}}
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -254,6 +385,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", type=Path, default=None)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--issue", type=int, nargs="*", default=[11, 25], help="replay these issues' attacks")
     ap.add_argument("--deadline", type=float, nargs="*", default=[1.0, 3.0],
                     help="also time the related chain with the cost analysis lifted, at these limits (s)")
     args = ap.parse_args()
@@ -261,23 +393,26 @@ def main() -> None:
         store = args.store or Path(tmp) / "store"
         proc, url = start_server(store, {"KG_API_TOKEN": TOKEN})
         try:
-            outcomes = run(url, args.rounds)
+            outcomes, connections = run(url, args.rounds, set(args.issue))
         finally:
             proc.kill()
             proc.wait()
         deadlines = deadline_phase(store, args.deadline)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "attack.json").write_text(json.dumps(
-        {"attacks": [o.__dict__ for o in outcomes], "deadline_only": deadlines}, indent=1) + "\n")
+        {"attacks": [summary(o) for o in outcomes], "ssrf_listener_connections": connections,
+         "deadline_only": deadlines}, indent=1) + "\n")
     md = table(outcomes)
+    md += f"\n\nConnections the SSRF listener saw during the run: {connections}.\n"
     if deadlines:
-        md += ("\n\nWith the cost analysis lifted (`KG_MAX_COST=1e18`), the related chain against the "
+        md += ("\nWith the cost analysis lifted (`KG_MAX_COST=1e18`), the related chain against the "
                "deadline alone:\n\n| time limit | answered after, median (max) | probe p99 |\n"
                "| --- | --- | --- |\n")
         md += "\n".join(f"| {d['limit_s']:g} s | {d['answered_s']:.2f} s ({d['max_s']:.2f} s) | "
                         f"{d['probe_p99_ms']:.0f} ms ({d['probes']:.0f} probes) |" for d in deadlines)
     (RESULTS / "attack.md").write_text(
-        "# bench/attack.py: issue 11's attacks against `kg serve` over the sample store\n\n" + md + "\n")
+        "# bench/attack.py: issues 11's and 25's attacks against `kg serve` over the sample store\n\n"
+        + md + "\n")
     print()
     print(md)
 

@@ -37,6 +37,7 @@ class Settings:
     sparql_row_cap: int = 10_000
     max_body_bytes: int = 1_000_000
     sparql_workers: int = 2  # /sparql worker processes over an on-disk store (0: answer in threads)
+    sparql_light_workers: int = 2  # ... and the light lane's, for queries of addresses that run no heavy ones
     # None: the variable, else the default, read where the limit applies (api.schema, api.sparql)
     max_cost: float | None = None  # GraphQL cost limit (KG_MAX_COST)
     sparql_per_client: int | None = None  # /sparql queries one client address may run at once
@@ -60,6 +61,7 @@ class Settings:
                 query_timeout_s=env("KG_QUERY_TIMEOUT", cast=float, default=d.query_timeout_s),
                 sparql_row_cap=env("KG_SPARQL_ROW_CAP", cast=int, default=d.sparql_row_cap),
                 sparql_workers=env("KG_SPARQL_WORKERS", cast=int, default=d.sparql_workers),
+                sparql_light_workers=env("KG_SPARQL_LIGHT_WORKERS", cast=int, default=d.sparql_light_workers),
                 max_cost=env("KG_MAX_COST", cast=float, default=None),
                 sparql_per_client=env("KG_SPARQL_PER_CLIENT", cast=int, default=None),
                 sparql_memory_mb=env("KG_SPARQL_MEMORY_MB", cast=int, default=None),

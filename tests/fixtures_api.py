@@ -173,6 +173,53 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class Listener:
+    """A TCP listener on a loopback port that records every connection made to it and answers each with a
+    one-row SPARQL result (so a query that reached it would show the row); `close()` stops it."""
+
+    ROW = "http://internal.example/secret"
+
+    def __init__(self) -> None:
+        self.connections: list[tuple[str, int]] = []
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._sock.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}/internal/sparql"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        body = json.dumps({"head": {"vars": ["s"]},
+                           "results": {"bindings": [{"s": {"type": "uri", "value": self.ROW}}]}}).encode()
+        while True:
+            try:
+                conn, peer = self._sock.accept()
+            except OSError:  # closed
+                return
+            self.connections.append(peer)
+            with conn:
+                conn.settimeout(2)
+                try:
+                    conn.recv(65536)
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/sparql-results+json\r\n"
+                                 b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body) + body)
+                except OSError:
+                    pass
+
+    def seen(self) -> list[tuple[str, int]]:
+        """The connections made so far, once the listener has accepted all of them: a marker connection is
+        made and awaited (the backlog is accepted in order), then left out."""
+        with socket.create_connection(("127.0.0.1", self.port)) as marker:
+            mine = marker.getsockname()
+            deadline = time.monotonic() + 60  # a hang guard, not a speed check
+            while mine not in self.connections:
+                assert time.monotonic() < deadline, "the listener stopped accepting"
+                time.sleep(0.01)
+        self.connections.remove(mine)
+        return list(self.connections)
+
+    def close(self) -> None:
+        self._sock.close()
+
+
 @dataclass
 class Server:
     url: str

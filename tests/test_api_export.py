@@ -37,3 +37,22 @@ def test_entity_export_jsonld(sample_server: Server) -> None:
 def test_export_unknown_format_and_missing_paper(sample_server: Server) -> None:
     assert httpx.get(sample_server.url + "/export", params={"format": "yaml"}).status_code == 400
     assert httpx.get(sample_server.url + "/export", params={"paper": "nope"}).status_code == 404
+
+
+def test_a_whole_dump_is_made_once_per_generation_and_follows_writes(sample_server: Server) -> None:
+    def dump() -> bytes:
+        r = httpx.get(sample_server.url + "/export", params={"format": "nt"}, timeout=60)
+        assert r.status_code == 200
+        return r.content
+
+    first = dump()
+    assert dump() == first  # served from the one file of this generation
+    g = "http://example.org/export-test"
+    quad = ox.Quad(ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p"),
+                   ox.Literal("fresh"), ox.NamedNode(g))
+    sample_server.store.replace_graphs({g: [quad]})
+    try:
+        assert b'"fresh"' in dump()  # a write is a new generation: a new dump
+    finally:
+        sample_server.store.drop_graphs([g])
+    assert dump() == first

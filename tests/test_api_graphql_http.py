@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -69,7 +70,7 @@ def test_application_json_keeps_the_legacy_answer(server: Server) -> None:
     for accept in (None, "application/json", "*/*"):
         r = post(server, {"query": "{ noSuchField }"}, accept=accept)
         assert (r.status_code, r.headers["content-type"]) == (200, "application/json"), accept
-        assert r.json()["data"] is None
+        assert "data" not in r.json() and r.json()["errors"]  # a request error never executed: no data
     q_pref = post(server, {"query": "{ stats { papers } }"},
                   accept=f"application/json;q=0.5, {GRAPHQL_RESPONSE}")
     assert q_pref.headers["content-type"] == GRAPHQL_RESPONSE
@@ -86,3 +87,64 @@ def test_expected_client_errors_are_one_log_line(server: Server, caplog: pytest.
     assert client, caplog.text
     assert "Traceback" not in caplog.text and not any(r.exc_info for r in caplog.records)
     assert all("\n" not in r.getMessage() for r in client)
+
+
+# --- issue 25, item 10 ------------------------------------------------------------------------------------
+RECOMMENDED_ACCEPT = "application/graphql-response+json; charset=utf-8, application/json; charset=utf-8"
+
+
+def test_the_accept_header_the_spec_recommends_gets_graphql_response_json(server: Server) -> None:
+    r = post(server, {"query": "{ stats { papers "}, accept=RECOMMENDED_ACCEPT)
+    assert (r.status_code, r.headers["content-type"]) == (400, GRAPHQL_RESPONSE)
+    assert r.json() == {"errors": [{"message": "Syntax Error: Expected Name, found <EOF>.",
+                                    "locations": [{"line": 1, "column": 18}]}]}
+
+
+def test_a_mutation_over_get_is_405(server: Server) -> None:
+    r = httpx.get(server.url + "/graphql", params={"query": 'mutation { deletePaper(id: "seed-01") }'},
+                  headers={"Accept": "application/json"})
+    assert (r.status_code, r.headers["allow"]) == (405, "POST")
+    assert r.json() == {"errors": [{"message": "mutations are not allowed when using GET"}]}
+
+
+@pytest.mark.parametrize(("accept", "media"), [(None, "application/json"),
+                                               (GRAPHQL_RESPONSE, GRAPHQL_RESPONSE)])
+def test_an_unknown_operation_name_is_a_graphql_error_body(server: Server, accept: str | None,
+                                                            media: str) -> None:
+    r = post(server, {"query": "query A { stats { papers } }", "operationName": "B"}, accept=accept)
+    assert (r.status_code, r.headers["content-type"]) == (400, media)
+    assert r.json() == {"errors": [{"message": 'Unknown operation named "B".'}]}
+
+
+def gql_client(server: Server, **kwargs: Any) -> Any:
+    from gql import Client
+    from gql.transport.httpx import HTTPXTransport
+
+    return Client(transport=HTTPXTransport(url=server.url + "/graphql", timeout=30), **kwargs)
+
+
+def test_gql_reads_answers_and_fetches_the_schema(server: Server) -> None:
+    from gql import gql
+
+    with gql_client(server, fetch_schema_from_transport=True) as session:  # gql's introspection query
+        assert session.execute(gql("{ stats { papers } }")) == {"stats": {"papers": 19}}
+        assert session.client.schema is not None and "Query" in session.client.schema.type_map
+
+
+def test_gql_reads_an_unknown_operation_name_as_a_graphql_error(server: Server) -> None:
+    from gql import gql
+    from gql.transport.exceptions import TransportQueryError
+
+    with gql_client(server) as session, pytest.raises(TransportQueryError) as caught:
+        session.execute(gql("query A { stats { papers } }"), operation_name="B")
+    assert caught.value.errors == [{"message": 'Unknown operation named "B".'}]
+
+
+def test_gql_reads_a_refused_mutation_as_a_graphql_error(server: Server) -> None:
+    from gql import gql
+    from gql.transport.exceptions import TransportQueryError
+
+    with gql_client(server) as session, pytest.raises(TransportQueryError) as caught:
+        session.execute(gql('mutation { deletePaper(id: "seed-01") }'))
+    assert caught.value.errors is not None
+    assert caught.value.errors[0]["message"] == "mutation refused: missing or invalid bearer token"

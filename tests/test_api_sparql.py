@@ -77,12 +77,18 @@ def test_service_refused(server: Server) -> None:
 
 def test_malformed_query_is_400(server: Server) -> None:
     r = httpx.get(server.url + "/sparql", params={"query": "SELECT ?x WHERE {"})
-    assert (r.status_code, r.text) == (400, "malformed SPARQL query")
+    assert (r.status_code, r.text) == (400, "malformed SPARQL query at line 1, column 18")
 
 
-def test_row_cap(server: Server) -> None:
+def test_a_misspelt_keyword_says_where_it_fails(server: Server) -> None:
+    r = httpx.get(server.url + "/sparql", params={"query": "SELEC ?x WHERE { ?x ?p ?o }"})
+    assert (r.status_code, r.text) == (400, "malformed SPARQL query at line 1, column 1, "
+                                            "near 'SELEC ?x WHERE { ?x ?p ?o }'")
+
+
+def test_a_result_over_the_row_cap_is_unprocessable_not_too_large_a_request(server: Server) -> None:
     r = httpx.get(server.url + "/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o }"})
-    assert r.status_code == 413 and "more than 50 rows" in r.text
+    assert (r.status_code, r.text) == (422, "query returned more than 50 rows; add a LIMIT or narrow it")
 
 
 def test_construct_as_ntriples(server: Server) -> None:

@@ -288,3 +288,20 @@ def test_results_json_parses_with_a_results_parser(server: Server, tmp_path: Pat
     parsed = ox.parse_query_results(r.content, format=ox.QueryResultsFormat.JSON)
     assert isinstance(parsed, ox.QuerySolutions) and len(list(parsed)) == 3
     assert json.loads(r.text)["head"]["vars"] == ["p", "t"]
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+def test_rdflib_sparqlstore_asks_in_tsv_and_csv(server: Server, fmt: str) -> None:
+    """SPARQL's CSV/TSV formats have no boolean; an ASK answers the JSON boolean, which the client reads by
+    its Content-Type (rdflib failed on the bare `true` TSV answer, issue 25)."""
+    graph = rdflib.Graph(store=SPARQLStore(server.url + "/sparql", returnFormat=fmt))
+    paper = rdflib.URIRef(BASE + "paper/seed-12")
+    assert (paper, rdflib.RDF.type, rdflib.URIRef(BASE + "ontology#Paper")) in graph
+    assert (paper, rdflib.RDF.type, rdflib.URIRef(BASE + "ontology#Dataset")) not in graph
+    assert graph.query(KG + "ASK { ?p a kg:Paper }").askAnswer is True
+
+
+def test_ask_for_csv_answers_the_json_boolean(server: Server) -> None:
+    r = get(server, "ASK { ?s ?p ?o }", accept="text/csv")
+    assert (r.headers["content-type"], r.json()) == ("application/sparql-results+json",
+                                                     {"head": {}, "boolean": True})

@@ -1,5 +1,6 @@
 """/sparql over an on-disk store answers in killable worker processes: a timed-out query dies with its
-worker, a dead worker is replaced, writes become visible, the pool is bounded and stopped on shutdown."""
+worker, a dead worker is replaced, writes become visible, the pool is bounded and stopped on shutdown (these
+with the heavy lane alone); with a light lane, light queries keep a worker while heavy ones run."""
 
 from __future__ import annotations
 
@@ -26,13 +27,13 @@ NORMAL = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 5"
 
 
 def workers() -> list[psutil.Process]:
-    """This process's live SPARQL worker processes (spawned children running spawn_main)."""
+    """This process's live SPARQL worker processes: the children of its multiprocessing forkserver."""
     out = []
     for child in psutil.Process(os.getpid()).children():
         try:
-            spawned = any("spawn_main" in part for part in child.cmdline())
-            if spawned and child.status() != psutil.STATUS_ZOMBIE:
-                out.append(child)
+            if not any("forkserver" in part for part in child.cmdline()):
+                continue
+            out += [w for w in child.children() if w.status() != psutil.STATUS_ZOMBIE]
         except psutil.NoSuchProcess:
             pass
     return out
@@ -60,7 +61,7 @@ def answer(server: Server, query: str) -> object:
 def server(tmp_path: Path) -> Iterator[Server]:
     """Two workers and a budget (60 s) no ordinary query reaches, however busy the machine."""
     store = sample_store(str(tmp_path / "store"))
-    yield from serve(store, query_timeout_s=60.0, sparql_workers=2)
+    yield from serve(store, query_timeout_s=60.0, sparql_workers=2, sparql_light_workers=0)
     store.close()
 
 
@@ -68,7 +69,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 def short_server(tmp_path: Path) -> Iterator[Server]:
     """Two workers and a 1 s budget, for the tests about queries cut off at it."""
     store = sample_store(str(tmp_path / "store"))
-    yield from serve(store, query_timeout_s=1.0, sparql_workers=2)
+    yield from serve(store, query_timeout_s=1.0, sparql_workers=2, sparql_light_workers=0)
     store.close()
 
 
@@ -77,7 +78,7 @@ def busy_server(tmp_path: Path) -> Iterator[Server]:
     """Two workers and a 30 s budget: runaway queries hold both workers long enough to be seen busy, even
     on a loaded machine (at load average 13, seeing both busy took longer than a 10 s budget once)."""
     store = sample_store(str(tmp_path / "store"))
-    yield from serve(store, query_timeout_s=30.0, sparql_workers=2)
+    yield from serve(store, query_timeout_s=30.0, sparql_workers=2, sparql_light_workers=0)
     store.close()
 
 
@@ -190,7 +191,7 @@ def test_all_workers_busy_is_503_retry_later(busy_server: Server) -> None:
 
 def test_one_client_runs_one_query_at_a_time_and_others_keep_their_latency(tmp_path: Path) -> None:
     store = sample_store(str(tmp_path / "store"))
-    running = serve(store, query_timeout_s=5.0, sparql_workers=2)
+    running = serve(store, query_timeout_s=5.0, sparql_workers=2, sparql_light_workers=0)
     server = next(running)
     try:
         assert ask(server).status_code == 200
@@ -227,7 +228,7 @@ def test_a_query_past_the_memory_cap_is_killed_and_reported(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KG_SPARQL_MEMORY_MB", "200")
     store = sample_store(str(tmp_path / "store"))
-    running = serve(store, query_timeout_s=120.0, sparql_workers=1)
+    running = serve(store, query_timeout_s=120.0, sparql_workers=1, sparql_light_workers=0)
     server = next(running)
     try:
         first = ask(server)
@@ -245,7 +246,7 @@ def test_a_query_past_the_memory_cap_is_killed_and_reported(tmp_path: Path,
 
 def test_workers_stop_with_the_app(tmp_path: Path) -> None:
     store = sample_store(str(tmp_path / "store"))
-    running = serve(store, sparql_workers=2)
+    running = serve(store, sparql_workers=2, sparql_light_workers=0)
     server = next(running)
     assert ask(server).status_code == 200
     assert len(wait_for_workers(2)) == 2
@@ -276,3 +277,59 @@ def test_a_query_goes_to_a_ready_worker_not_to_one_still_starting(tmp_path: Path
     finally:
         pool.close()
         store.close()
+
+
+# --- issue 25, item 8: a light lane ----------------------------------------------------------------------
+def niceness() -> list[int]:
+    out = []
+    for p in workers():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            out.append(p.nice())
+    return sorted(out)
+
+
+def test_a_light_query_keeps_a_lane_while_four_addresses_run_heavy_ones(tmp_path: Path) -> None:
+    """Four addresses each running one heavy query held both workers and left every other client 503
+    (145 of 146 tries in the issue). Now the two that started in the light lane move to the heavy lane
+    (their workers reniced to 10) and fresh light workers take their place: a fifth address is answered."""
+    store = sample_store(str(tmp_path / "store"))
+    running = serve(store, query_timeout_s=30.0, sparql_workers=2, sparql_light_workers=2)
+    server = next(running)
+    try:
+        assert ask(server).status_code == 200
+        wait_for_workers(4)
+        results: list[int] = []
+        def heavy(a: str) -> None:
+            results.append(ask_from(a, server, RUNAWAY).status_code)
+
+        threads = [threading.Thread(target=heavy, args=(a,))
+                   for a in ("127.0.0.20", "127.0.0.21", "127.0.0.22", "127.0.0.23")]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 120  # a hang guard: under load the heavy queries take a while to start
+        base = os.nice(0)  # light workers run at this process's priority, heavy ones lower (up to +10)
+        while [n > base for n in niceness()] != [False] * 2 + [True] * 4:  # both light workers moved to
+            # the heavy lane, two fresh ones in their place
+            assert time.monotonic() < deadline, niceness()
+            time.sleep(0.05)
+        probes = [ask_from("127.0.0.30", server, NORMAL).status_code for _ in range(20)]
+        assert probes == [200] * 20
+        for t in threads:
+            t.join()
+        assert sorted(results) == [503] * 4  # each ran to its budget, none was refused for the probe's sake
+        wait_for_workers(4)  # the two moved workers left the heavy lane when their queries ended
+    finally:
+        next(running, None)
+        store.close()
+
+
+def test_an_address_whose_query_was_heavy_starts_in_the_heavy_lane() -> None:
+    from api.shares import HeavyClients
+
+    heavy = HeavyClients(memory_s=60.0, most=2)
+    assert not heavy.heavy("127.0.0.5")
+    heavy.mark("127.0.0.5")
+    assert heavy.heavy("127.0.0.5")
+    heavy.mark("127.0.0.6")
+    heavy.mark("127.0.0.7")  # at most two remembered: the oldest is forgotten
+    assert [heavy.heavy(f"127.0.0.{i}") for i in (5, 6, 7)] == [False, True, True]

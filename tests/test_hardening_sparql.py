@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
-from fixtures_api import ROOT, Server, free_port, sample_store, serve
+from fixtures_api import ROOT, Listener, Server, free_port, sample_store, serve
 
 ALLOWED_REFUSALS = {400, 403, 415}
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
@@ -190,6 +190,49 @@ def test_service_to_any_host_is_refused(server: Server, canary: Canary, outbound
     assert canary.hits == [] and outbound == []
 
 
+# Codepoint escapes (issue 25, item 1). SPARQL decodes \uXXXX / \UXXXXXXXX everywhere before parsing; the
+# guard once read them so (a comment) while Oxigraph decoded them only inside strings (a SERVICE), and the
+# first four answered with the listener's row. Now guard and engine read one decoded text.
+TAIL = ' AS ?b) SERVICE <URL> { ?s ?p ?o } }'  # after the string the guard once took for a comment
+ESCAPED = [
+    ("as the issue sent it", r'SELECT ?s WHERE { BIND("\u0022 AS ?a) } #"' + TAIL, 200),
+    ("eight-digit escape", r'SELECT ?s WHERE { BIND("\U00000022 AS ?a) } #"' + TAIL, 200),
+    ("single quotes", r"SELECT ?s WHERE { BIND('\u0027 AS ?a) } #'" + TAIL, 200),
+    ("long string", r'SELECT ?s WHERE { BIND("""\u0022\u0022\u0022 AS ?a) } #"""' + TAIL, 200),
+    ("escaped keyword", r"SELECT ?s WHERE { \u0053ERVICE <URL> { ?s ?p ?o } }", 403),
+    ("escape in the IRI", r"SELECT ?s WHERE { SERVICE <URL\u002F> { ?s ?p ?o } }", 403),
+    ("escape closing an IRI", r"SELECT ?s WHERE { ?s ?p <http://x/\u003E # > } SERVICE <URL> { ?s ?p ?o } }",
+     400),
+    ("prefixed name", r"PREFIX ex: <URL> SELECT ?s WHERE { SERVICE ex\u003A { ?s ?p ?o } }", 403),
+    ("newline ending a comment", "SELECT ?s WHERE { # \\u000A SERVICE <URL> { ?s ?p ?o } \n }", 403),
+    ("escape of an escape", r'SELECT ?s WHERE { BIND("\u005Cu0022 AS ?a) } #"' + TAIL, 400),
+    ("nine hex digits", r'SELECT ?s WHERE { BIND("\u00220000 AS ?a) } #"' + TAIL, 400),
+    ("lone surrogate", r'SELECT ?s WHERE { BIND("\uDFFF" AS ?a) SERVICE <URL> { ?s ?p ?o } }', 400),
+]
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    found = Listener()
+    yield found
+    found.close()
+
+
+@pytest.mark.parametrize(("text", "status"), [(t, s) for _, t, s in ESCAPED], ids=[n for n, _, _ in ESCAPED])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_escapes_cannot_hide_a_service_from_the_guard(server: Server, listener: Listener, transport: str,
+                                                      text: str, status: int) -> None:
+    before = len(listener.seen())
+    r = send(server, transport, text.replace("URL", listener.url))
+    assert (r.status_code, Listener.ROW in r.text) == (status, False), r.text[:200]
+    assert len(listener.seen()) == before
+
+
+def test_escaped_text_runs_as_decoded(server: Server) -> None:
+    r = send(server, "get-query", r'SELECT ?x WHERE { BIND("\u0041\U0001F600" AS ?x) }')
+    assert r.json()["results"]["bindings"] == [{"x": {"type": "literal", "value": "A\U0001f600"}}]
+
+
 def test_dataset_clauses_and_iri_functions_never_fetch(server: Server, canary: Canary, canary_file: Path,
                                                        outbound: list[object]) -> None:
     queries = [
@@ -304,7 +347,7 @@ def sparql_post(url: str, q: str) -> httpx.Response:
 @pytest.mark.parametrize("q", BOUNDED, ids=range(len(BOUNDED)))
 def test_bounded_heavy_queries_stop_at_the_row_cap_or_finish(patient_server: str, q: str) -> None:
     r = sparql_post(patient_server, q)
-    assert r.status_code in {200, 400, 413}, (q[:80], r.status_code, r.text[:200])
+    assert r.status_code in {200, 400, 422}, (q[:80], r.status_code, r.text[:200])
     if r.status_code == 200:
         assert r.text.count('"value"') <= 3 * 1000 * 12  # the row cap held
 

@@ -210,7 +210,8 @@ def sparql(
     user_query = query
     query, _ = with_prefixes(user_query, base_iri)
     try:
-        form = classify(query).form
+        classified = classify(query)
+        form, query = classified.form, classified.text  # run what the guard read (escapes decoded)
     except ReadOnlyViolation as exc:
         fail((syntax_error(user_query, base_iri) if isinstance(exc, MalformedQuery) else None) or str(exc))
     bad = syntax_error(user_query, base_iri)
