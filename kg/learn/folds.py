@@ -22,7 +22,7 @@ def doc_key(record: Mapping[str, object]) -> str:
 
 
 def make_folds(keys: Iterable[str], *, k: int = K, seed: int = SEED) -> dict[str, int]:
-    """Each key's fold in 0..k-1: the sorted keys shuffled by `seed`, dealt round-robin (sizes differ by ≤ 1)."""
+    """Each key's fold in 0..k-1: the sorted keys shuffled by `seed`, dealt round-robin (sizes differ ≤ 1)."""
     order = sorted(set(keys))
     random.Random(seed).shuffle(order)
     return {key: i % k for i, key in enumerate(order)}
