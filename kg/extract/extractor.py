@@ -46,10 +46,13 @@ def _ref(r: list[Any] | None) -> EntityRef | None:
 class Extractor:
     """Extracts links (paper → entity, with evidence) from titles and abstracts."""
 
-    def __init__(self, base_iri: str = DEFAULT_BASE_IRI, *, with_recogniser: bool = True) -> None:
+    def __init__(
+        self, base_iri: str = DEFAULT_BASE_IRI, *, with_recogniser: bool = True, with_linker: bool = True
+    ) -> None:
         self.base_iri = base_iri
         self.with_recogniser = with_recogniser
-        self.nlp = build_nlp(base_iri, with_recogniser=with_recogniser)
+        self.with_linker = with_linker
+        self.nlp = build_nlp(base_iri, with_recogniser=with_recogniser, with_linker=with_linker)
 
     def _prepare(self, paper: Paper) -> tuple[str, tuple[str, ...]]:
         notes: list[str] = []
@@ -73,7 +76,9 @@ class Extractor:
     ) -> Iterator[Extraction]:
         """Extractions in input order; `n_process` > 1 runs the whole extractor in worker processes."""
         if n_process > 1:
-            factory = functools.partial(Extractor, self.base_iri, with_recogniser=self.with_recogniser)
+            factory = functools.partial(
+                Extractor, self.base_iri, with_recogniser=self.with_recogniser, with_linker=self.with_linker
+            )
             yield from extract_in_workers(self, papers, n_process, batch_size=batch_size, factory=factory)
             return
         pending: deque[tuple[Paper, tuple[str, ...]]] = deque()

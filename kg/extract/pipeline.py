@@ -16,6 +16,7 @@ from kg.extract import (  # noqa: F401
     fields,
     lists,
     proposals,
+    linker,
     recogniser,
     results,
     terms,
@@ -34,10 +35,11 @@ COMPONENTS = (
     "paperkg_lists",
     "paperkg_terms",
     "paperkg_recogniser",
+    "paperkg_linker",
     "paperkg_canon",
     "paperkg_results",
 )
-WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_experiments", "paperkg_terms"}
+WITH_BASE = {"paperkg_vocab", "paperkg_proposals", "paperkg_experiments", "paperkg_terms", "paperkg_linker"}
 
 
 class BlasOps(NumpyOps):  # type: ignore[misc]  # thinc ships no stubs for its Cython ops
@@ -67,10 +69,12 @@ def use_blas(nlp: Language) -> Language:
     return nlp
 
 
-def build_nlp(base_iri: str, *, with_recogniser: bool = True) -> Language:
+def build_nlp(base_iri: str, *, with_recogniser: bool = True, with_linker: bool = True) -> Language:
     """The extraction pipeline; the statistical NER, lemmatizer and attribute ruler are not loaded (speed).
 
-    `with_recogniser=False` leaves out the trained phrase recogniser (its training data is made without it).
+    `with_recogniser=False` leaves out the trained phrase recogniser (its training data is made without it);
+    `with_linker=False` the trained linker, so the rule components' mentions go to the canonicaliser as they
+    are (the rules alone, and what `kg train` learns from).
     """
     # No parser: our rules read tags and sentence starts, which the rule-based sentencizer gives for ~30%
     # less model time; measured with the parser, senter and sentencizer, dev scores are unchanged.
@@ -78,7 +82,7 @@ def build_nlp(base_iri: str, *, with_recogniser: bool = True) -> Language:
     nlp.add_pipe("paperkg_fields")
     nlp.add_pipe("sentencizer")  # keeps the starts paperkg_fields set (title/abstract boundary)
     for name in COMPONENTS:
-        if name == "paperkg_recogniser" and not with_recogniser:
+        if (name == "paperkg_recogniser" and not with_recogniser) or (name == "paperkg_linker" and not with_linker):
             continue
         nlp.add_pipe(name, config={"base_iri": base_iri} if name in WITH_BASE else {})
     return nlp
