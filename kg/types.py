@@ -87,7 +87,10 @@ class Evidence:
     @property
     def tier(self) -> str:
         """Where the link comes from, by falling prior confidence: "curated" vocabulary, "pattern" rule,
-        "mined" vocabulary tier, or the trained recogniser ("model")."""
+        "mined" vocabulary tier, or a trained model's new name ("model"). The linker's rule names the
+        model and, for a vocabulary entry, its tier ("model:linker/curated")."""
+        if self.rule.startswith("model:linker"):
+            return {"curated": "curated", "mined": "mined"}.get(self.rule.rpartition("/")[2], "model")
         if self.rule.startswith("vocab"):
             return "curated"
         if self.rule.startswith("mined"):

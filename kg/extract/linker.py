@@ -45,7 +45,7 @@ TYPE_OF_LABEL = {
     "domains": "Domain",
     "threats": "Threat",
 }
-RULE = "model:linker"
+RULE = "model:linker"  # + "/curated" or "/mined" when the linked phrase is a vocabulary entry's
 FEATURES_VERSION = "1"
 CONTEXT = 6  # words either side that make an occurrence's context vector
 _OWN = frozenset(["we", "our", "us"])
@@ -278,7 +278,7 @@ class LinkerModel:
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> LinkerModel:
         with np.load(path, allow_pickle=False) as d:
-            names = str(d["features"]).split("\n")
+            names = [str(f) for f in d["features"].tolist()]
             n = len(LABELS)
             calibration = tuple(
                 (d[f"cal_x{j}"].astype(np.float64), d[f"cal_y{j}"].astype(np.float64)) for j in range(n)
@@ -312,6 +312,11 @@ class LinkerModel:
         h = np.maximum(h @ self.w1 + self.b1, 0)
         logits = (h @ self.w2 + self.b2).astype(np.float64)
         return 1.0 / (1.0 + np.exp(-logits))  # type: ignore[no-any-return]
+
+    @property
+    def rule_types(self) -> frozenset[str]:
+        """Entity types the rules link instead of the network (chosen by cross-validation, in `info`)."""
+        return frozenset(t for t in self.info.get("rule_types", "").split(",") if t)
 
     def calibrated(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.empty_like(raw)
@@ -356,11 +361,16 @@ def _carried(doc_mentions: Sequence[Mention], span: tuple[int, int], type_: str)
 
 
 def mentions_for(
-    doc: Doc, cands: Sequence[Candidate], decisions: Sequence[Decision], kind_of: Any = None
+    doc: Doc,
+    cands: Sequence[Candidate],
+    decisions: Sequence[Decision],
+    kind_of: Any = None,
+    rule_types: frozenset[str] = frozenset(),
 ) -> list[Mention]:
-    """The mentions the linker keeps: every occurrence of every candidate it links."""
+    """The mentions the linker keeps: every occurrence of every candidate it links; for `rule_types` (types
+    where cross-validation found the rules better than the model) the rule components' mentions instead."""
     rule_mentions: list[Mention] = list(doc._.kg_mentions or [])
-    out: list[Mention] = []
+    out: list[Mention] = [m for m in rule_mentions if m["type"] in rule_types]
     for cand, dec in zip(cands, decisions, strict=True):
         if dec.label is None and not dec.proposed:
             continue
@@ -370,11 +380,14 @@ def mentions_for(
         else:
             type_ = "Model" if dec.label == "models" else TYPE_OF_LABEL[dec.label or "methods"]
             relation = None
+        if type_ in rule_types:
+            continue
         for s, e in cand.occurrences:
             base = _carried(rule_mentions, (s, e), type_) or _carried(
                 rule_mentions, (s, e), "Method" if type_ == "Model" else type_
             )
             kind = base["kind"] if base else (kind_of(cand.surface, type_) if kind_of else None)
+            source = _tier_of(base["rule"]) if base else None
             m = mention(
                 s,
                 e,
@@ -385,12 +398,17 @@ def mentions_for(
                 if relation
                 else (base["relation"] if base and base["type"] == type_ else None),
                 confidence=round(dec.confidence, 3),
-                rule=RULE,
+                rule=f"{RULE}/{source}" if source else RULE,
             )
             if base is not None:
                 m["variant_of"], m["broader"], m["alias"] = base["variant_of"], base["broader"], base["alias"]
             out.append(m)
     return out
+
+
+def _tier_of(rule: str) -> str | None:
+    """The vocabulary tier a rule mention came from (curated, mined), which a linked mention keeps."""
+    return "curated" if rule.startswith("vocab") else "mined" if rule.startswith("mined") else None
 
 
 @functools.lru_cache(maxsize=4)
@@ -432,7 +450,7 @@ class Linker:
     def apply(self, doc: Doc, cands: Sequence[Candidate], probs: NDArray[np.float64]) -> Doc:
         """Link the candidates whose calibrated probabilities clear the thresholds."""
         decisions = [decide(p, self.model.thresholds) for p in probs]
-        doc._.kg_mentions = mentions_for(doc, cands, decisions, kind_of)
+        doc._.kg_mentions = mentions_for(doc, cands, decisions, kind_of, self.model.rule_types)
         return doc
 
 

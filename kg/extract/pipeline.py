@@ -14,9 +14,9 @@ from kg.extract import (  # noqa: F401
     canon,
     experiments,
     fields,
+    linker,
     lists,
     proposals,
-    linker,
     recogniser,
     results,
     terms,
@@ -69,7 +69,7 @@ def use_blas(nlp: Language) -> Language:
     return nlp
 
 
-def build_nlp(base_iri: str, *, with_recogniser: bool = True, with_linker: bool = True) -> Language:
+def build_nlp(base_iri: str, *, with_recogniser: bool = True, with_linker: bool = False) -> Language:
     """The extraction pipeline; the statistical NER, lemmatizer and attribute ruler are not loaded (speed).
 
     `with_recogniser=False` leaves out the trained phrase recogniser (its training data is made without it);
@@ -82,7 +82,8 @@ def build_nlp(base_iri: str, *, with_recogniser: bool = True, with_linker: bool 
     nlp.add_pipe("paperkg_fields")
     nlp.add_pipe("sentencizer")  # keeps the starts paperkg_fields set (title/abstract boundary)
     for name in COMPONENTS:
-        if (name == "paperkg_recogniser" and not with_recogniser) or (name == "paperkg_linker" and not with_linker):
+        left_out = {"paperkg_recogniser": not with_recogniser, "paperkg_linker": not with_linker}
+        if left_out.get(name):
             continue
         nlp.add_pipe(name, config={"base_iri": base_iri} if name in WITH_BASE else {})
     return nlp

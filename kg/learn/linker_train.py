@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,6 +76,7 @@ class TrainConfig:
     min_feature_count: int = 2
     seeds: tuple[int, ...] = (0,)
     init_scale: float = 0.02
+    rule_types: tuple[str, ...] = ()  # entity types linked by the rules, not the network
 
 
 @dataclass
@@ -239,10 +240,10 @@ def fit(items: Sequence[Prepared], config: TrainConfig) -> Weights:
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, torch.from_numpy(y[rows]))
                 opt.zero_grad()
                 opt_sparse.zero_grad()
-                loss.backward()
+                loss.backward()  # type: ignore[no-untyped-call]
                 opt.step()
-                opt_sparse.step()
-        lin1, lin2 = head[2], head[5]
+                opt_sparse.step()  # type: ignore[no-untyped-call]
+        lin1, lin2 = cast(torch.nn.Linear, head[2]), cast(torch.nn.Linear, head[5])
         runs.append(
             {
                 "embed": embed.weight.detach().numpy(),
@@ -264,7 +265,7 @@ def fit(items: Sequence[Prepared], config: TrainConfig) -> Weights:
             "w1": _block_diagonal([r["w1"] for r in runs]),
             "b1": np.concatenate([r["b1"] for r in runs]),
             "w2": np.concatenate([r["w2"] for r in runs], axis=0) / len(runs),
-            "b2": sum(r["b2"] for r in runs) / len(runs),
+            "b2": np.mean([r["b2"] for r in runs], axis=0),
         }
     arrays = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
     arrays["dense_mean"] = mean.astype(np.float32)
@@ -473,7 +474,7 @@ def cross_validate(
         o_items = [p for j in others for p in parts[j]]
         o_raw = np.concatenate([raw_of[j] for j in others])
         cal = fit_calibration(o_raw, stacked_labels(o_items))
-        model = weights_of[k].model(cal)
+        model = weights_of[k].model(cal, info={"rule_types": ",".join(config.rule_types)})
         t = _choose(model, o_items, o_raw, extractor, res)
         model = _with(model, thresholds=np.full(len(LABELS), t))
         preds = run_tail(part, model, extractor, res, raw_of[k])
@@ -529,7 +530,7 @@ def save_model(
     for j, (x, y) in enumerate(calibration):
         arrays[f"cal_x{j}"], arrays[f"cal_y{j}"] = x.astype(np.float32), y.astype(np.float32)
     arrays["thresholds"] = np.full(len(LABELS), threshold)
-    arrays["features"] = np.array("\n".join(weights.features))
+    arrays["features"] = np.array(weights.features, dtype=str)  # one string each: a feature may hold "\n"
     arrays["info"] = np.array("\n".join(f"{k}={v}" for k, v in sorted(info.items())))
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **arrays)
@@ -548,8 +549,12 @@ def train_shipped(
     assert cv.oof_raw is not None
     cal = fit_calibration(cv.oof_raw, stacked_labels(order))
     weights = fit(items, config)
-    threshold = _choose(weights.model(cal), order, cv.oof_raw, extractor, res)
+    rule_types = ",".join(config.rule_types)
+    threshold = _choose(
+        weights.model(cal, info={"rule_types": rule_types}), order, cv.oof_raw, extractor, res
+    )
     info = {
+        "rule_types": rule_types,
         "features_version": FEATURES_VERSION,
         "config": json.dumps(asdict(config), sort_keys=True),
         "gold_abstracts": str(len(items)),

@@ -1,0 +1,101 @@
+"""The linker's design choices, each decided by the same 5-fold cross-validation as `kg train`.
+
+    .venv/bin/python bench/linker_choices.py configs     # network settings (seeds, epochs, width, dropout)
+    .venv/bin/python bench/linker_choices.py ablate      # each rule component left out
+
+Writes bench/results/linker_choices_<what>.json and prints each row's micro F1 (mean ± sd over the folds)
+next to the default's. A choice is kept only when its cross-validated micro F1 beats the default's by more
+than the folds' standard deviation of the difference; otherwise the simpler or faster option stays.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kg.learn.gold import read_gold  # noqa: E402
+from kg.learn.linker_train import (  # noqa: E402
+    GOLD_FILES,
+    CVReport,
+    Resources,
+    TrainConfig,
+    cross_validate,
+    prepare,
+    rules_extractor,
+)
+from kg.settings import DEFAULT_BASE_IRI  # noqa: E402
+
+CONFIGS = {
+    "default": TrainConfig(),
+    "3 seeds averaged": TrainConfig(seeds=(0, 1, 2)),
+    "10 epochs": TrainConfig(epochs=10),
+    "hidden 256": TrainConfig(hidden=256),
+    "dropout 0.5": TrainConfig(dropout=0.5),
+    "threats by the rules": TrainConfig(rule_types=("Threat",)),
+    "threats and domains by the rules": TrainConfig(rule_types=("Threat", "Domain")),
+}
+COMPONENTS = (
+    "paperkg_recogniser",
+    "paperkg_terms",
+    "paperkg_topics",
+    "paperkg_lists",
+    "paperkg_experiments",
+    "paperkg_proposals",
+)
+
+
+def _row(name: str, r: CVReport, ref: CVReport | None, extra: dict[str, object]) -> dict[str, object]:
+    f1 = [f.rows["micro"]["f1"] for f in r.folds]
+    out: dict[str, object] = {
+        "name": name,
+        "micro_f1_mean": round(statistics.fmean(f1), 4),
+        "micro_f1_sd": round(statistics.pstdev(f1), 4),
+        "per_category_f1": {c: round(v["f1"][0], 4) for c, v in r.summary().items()},
+        "seconds": round(r.seconds, 1),
+        **extra,
+    }
+    if ref is not None:
+        diff = [a - b for a, b in zip(f1, (f.rows["micro"]["f1"] for f in ref.folds), strict=True)]
+        out["diff_vs_default_mean"] = round(statistics.fmean(diff), 4)
+        out["diff_vs_default_sd"] = round(statistics.pstdev(diff), 4)
+    print(
+        f"{name:28s} micro F1 {out['micro_f1_mean']:.3f} ± {out['micro_f1_sd']:.3f}"
+        + (f"  Δ {out['diff_vs_default_mean']:+.3f} ± {out['diff_vs_default_sd']:.3f}" if ref else "")
+        + f"  ({r.seconds:.0f} s)",
+        flush=True,
+    )
+    return out
+
+
+def main() -> int:
+    what = sys.argv[1] if len(sys.argv) > 1 else "configs"
+    docs = read_gold(GOLD_FILES)
+    extractor = rules_extractor(DEFAULT_BASE_IRI)
+    res = Resources.load(DEFAULT_BASE_IRI)
+    items = prepare(docs, extractor, res)
+    ref = cross_validate(items, extractor, res, TrainConfig(), name="default")
+    rows = [_row("default", ref, None, {"config": asdict(TrainConfig())})]
+    if what == "configs":
+        for name, config in CONFIGS.items():
+            if name != "default":
+                r = cross_validate(items, extractor, res, config, name=name)
+                rows.append(_row(name, r, ref, {"config": asdict(config)}))
+    else:
+        for component in COMPONENTS:
+            ab = prepare(docs, extractor, res, disabled=[component])
+            r = cross_validate(ab, extractor, res, TrainConfig(), name=f"without {component}")
+            rows.append(_row(f"without {component}", r, ref, {"component": component}))
+    out = ROOT / "bench" / "results" / f"linker_choices_{what}.json"
+    out.write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"→ {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

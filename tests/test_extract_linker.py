@@ -1,0 +1,106 @@
+"""The trained linker: shipped weights load offline, names it has never seen are found from their context,
+confidences are the calibrated probabilities, and labels come from the gold alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kg.extract import Extractor, to_json
+from kg.extract.linker import FEATURES_VERSION, LABELS, MODEL_FILE, RULE, LinkerModel, decide
+from kg.types import Paper
+
+
+@pytest.fixture(scope="module")
+def extractor() -> Extractor:
+    return Extractor(with_linker=True)
+
+
+@pytest.fixture(scope="module")
+def model() -> LinkerModel:
+    return LinkerModel.load()
+
+
+def linked(extractor: Extractor, abstract: str, title: str | None = None) -> list[dict[str, object]]:
+    return list(to_json(extractor.extract_one(Paper(id="t", abstract=abstract, title=title)))["entities"])
+
+
+# Names no vocabulary, gold file or corpus abstract holds: only their context says what they are.
+UNSEEN = (
+    "Segmenting thin structures in aerial imagery remains difficult. We propose Quorvex, a hierarchical "
+    "transformer that fuses multi-scale features with a boundary-aware decoder. We also release Plimbra-9K, "
+    "a benchmark of 9,000 annotated aerial images. On Plimbra-9K and Cityscapes, Quorvex improves mean "
+    "intersection over union by 3.1 points over SegFormer and Mask2Former."
+)
+
+
+def test_shipped_weights_load_from_the_package_with_their_provenance(model: LinkerModel) -> None:
+    assert MODEL_FILE.parent.name == "models" and MODEL_FILE.is_file()
+    assert model.info["features_version"] == FEATURES_VERSION
+    assert int(model.info["gold_abstracts"]) == 1129
+    assert model.embed.shape == (len(model.features), model.w1.shape[0])
+    assert model.w2.shape[1] == len(LABELS)
+
+
+def test_an_unseen_proposed_name_is_found_from_its_context(extractor: Extractor) -> None:
+    got = {(e["relation"], e["name"]) for e in linked(extractor, UNSEEN)}
+    assert ("proposes", "Quorvex") in got
+
+
+def test_an_unseen_benchmark_is_linked_as_a_dataset(extractor: Extractor) -> None:
+    got = {(e["type"], e["name"]) for e in linked(extractor, UNSEEN)}
+    assert ("Dataset", "Plimbra-9K") in got
+
+
+def test_baselines_named_in_a_comparison_are_methods(extractor: Extractor) -> None:
+    got = {(e["type"], e["name"]) for e in linked(extractor, UNSEEN) if e["type"] in ("Method", "Model")}
+    assert {"SegFormer", "Mask2Former"} <= {n for _, n in got}
+
+
+def test_linked_mentions_name_the_model_as_their_extractor(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(id="t", abstract=UNSEEN))
+    quorvex = next(lk for lk in ex.links if lk.entity.name == "Quorvex")
+    assert quorvex.rule == RULE
+
+
+def test_a_link_confidence_is_the_calibrated_probability_of_its_decision(extractor: Extractor) -> None:
+    linker = extractor.nlp.get_pipe("paperkg_linker")
+    with extractor.nlp.select_pipes(disable=["paperkg_linker", "paperkg_canon", "paperkg_results"]):
+        doc = extractor.nlp(UNSEEN)
+    cands, probs = linker.probabilities(doc)
+    row = next(i for i, c in enumerate(cands) if c.surface == "Quorvex")
+    expected = decide(probs[row], linker.model.thresholds).confidence
+    conf = next(e["confidence"] for e in linked(extractor, UNSEEN) if e["name"] == "Quorvex")
+    assert conf == round(expected, 3)
+
+
+def test_calibration_maps_raw_scores_monotonically_into_zero_one(model: LinkerModel) -> None:
+    raw = np.tile(np.linspace(0.0, 1.0, 101)[:, None], (1, len(LABELS)))
+    cal = model.calibrated(raw)
+    assert cal.min() >= 0.0 and cal.max() <= 1.0
+    assert (np.diff(cal, axis=0) >= -1e-12).all()
+
+
+def test_calibration_comes_from_out_of_fold_predictions_per_label(model: LinkerModel) -> None:
+    assert len(model.calibration) == len(LABELS)
+    assert all(len(x) >= 2 and len(x) == len(y) for x, y in model.calibration)
+
+
+def test_thresholds_are_one_cross_validated_value(model: LinkerModel) -> None:
+    assert set(model.thresholds.tolist()) == {float(model.info["threshold"])}
+
+
+def test_a_candidate_below_every_threshold_is_not_linked() -> None:
+    d = decide(np.full(len(LABELS), 0.1), np.full(len(LABELS), 0.4))
+    assert (d.label, d.proposed) == (None, False)
+
+
+def test_a_proposed_candidate_that_is_mostly_a_dataset_is_a_proposed_dataset() -> None:
+    p = np.array([0.9, 0.0, 0.8, 0.1, 0.0, 0.0, 0.0, 0.0])
+    d = decide(p, np.full(len(LABELS), 0.4))
+    assert (d.label, d.proposed, d.confidence) == ("datasets", True, 0.9)
+
+
+def test_a_method_the_model_label_holds_strongly_is_a_model() -> None:
+    p = np.array([0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.0, 0.6])
+    assert decide(p, np.full(len(LABELS), 0.4)).label == "models"

@@ -1,0 +1,74 @@
+"""`kg train`'s parts: labels from the gold alone, seeded training that reproduces its weights, and a model
+file that loads back exactly what was trained."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kg.extract.linker import LABELS, LinkerModel
+from kg.learn.gold import read_gold
+from kg.learn.linker_train import (
+    Prepared,
+    Resources,
+    TrainConfig,
+    fit,
+    fit_calibration,
+    prepare,
+    raw_probabilities,
+    rules_extractor,
+    save_model,
+)
+from kg.settings import DEFAULT_BASE_IRI
+
+DEV19 = Path(__file__).parent / "data" / "icml2025_seed_gold.jsonl"
+SMALL = TrainConfig(hidden=16, epochs=2, batch=64)
+
+
+@pytest.fixture(scope="module")
+def prepared() -> list[Prepared]:
+    docs = read_gold([DEV19])[:6]
+    return prepare(docs, rules_extractor(DEFAULT_BASE_IRI), Resources.load(DEFAULT_BASE_IRI))
+
+
+def test_a_candidate_is_labelled_only_by_the_gold_items_it_matches(prepared: list[Prepared]) -> None:
+    p = prepared[0]
+    datasets = {n for it in p.gold.items if it.category == "datasets" for n in it.forms}
+    labelled = {c.surface for c, row in zip(p.cands, p.labels, strict=True) if row[LABELS.index("datasets")]}
+    assert labelled and all(
+        any(s.lower() in f.lower() or f.lower() in s.lower() for f in datasets) for s in labelled
+    )
+
+
+def test_an_abstract_whose_gold_lists_nothing_gives_no_positive_label(prepared: list[Prepared]) -> None:
+    # The rules find entities in this abstract, but training labels come from the gold file only.
+    empty = dataclasses.replace(prepared[0].gold, items=(), record={"id": prepared[0].gold.id})
+    docs = prepare([empty], rules_extractor(DEFAULT_BASE_IRI), Resources.load(DEFAULT_BASE_IRI))
+    assert docs[0].mentions and len(docs[0].cands) > 0
+    assert docs[0].labels.sum() == 0
+
+
+def test_training_with_the_same_config_reproduces_the_same_weights(prepared: list[Prepared]) -> None:
+    a, b = fit(prepared, SMALL), fit(prepared, SMALL)
+    assert a.features == b.features
+    assert all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays)
+
+
+def test_a_saved_model_loads_back_its_features_and_predictions(
+    prepared: list[Prepared], tmp_path: Path
+) -> None:
+    weights = fit(prepared, SMALL)
+    weights.features.append("a1=line\nbreak")  # a context word may hold any character
+    weights.arrays["embed"] = np.vstack([weights.arrays["embed"], np.zeros((1, 16), np.float32)])
+    raw = raw_probabilities(prepared, weights.model())
+    labels = np.concatenate([p.labels for p in prepared])
+    cal = fit_calibration(raw, labels)
+    save_model(tmp_path / "m.npz", weights, cal, 0.4, {"threshold": "0.4"})
+    loaded = LinkerModel.load(tmp_path / "m.npz")
+    assert list(loaded.features) == weights.features
+    again = raw_probabilities(prepared, loaded)
+    assert np.allclose(again, raw, atol=5e-3)  # embeddings are stored as float16
+    assert loaded.thresholds.tolist() == [0.4] * len(LABELS)
