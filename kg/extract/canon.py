@@ -19,6 +19,7 @@ from kg.extract.common import (
     doc_text,
     mention,
 )
+from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, share_content_word
 from kg.extract.threats import THREAT_HEADS
 from kg.extract.words import EXAMPLE_CUES, GENERIC_TERMS, TASK_HEADS
 from kg.names import match_key
@@ -128,12 +129,21 @@ def make_canon(nlp: Language, name: str) -> Canonicaliser:
 
 
 class Canonicaliser:
-    """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`."""
+    """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`.
+
+    Mentions may arrive named and typed by any earlier component (rules, the recogniser, a trained linker):
+    what is read here is each mention's span, name and type, never which component made it.
+    """
+
+    def __init__(self, senses: SenseTable | None = None) -> None:
+        self.senses = senses if senses is not None else load_senses()
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         acr: list[Acronym] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
+        ms = _follow_definitions(ms, acr, text)
+        ms = _by_context(ms, acr, text, self.senses)
         ms = self._add_defined_terms(ms, acr, text)
         ms = _drop_background_domains(doc, ms)
         ms = _drop_nested(ms)
@@ -230,6 +240,88 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _short_at(text: str, m: Mention) -> str | None:
+    """The mention's surface when it is a bare acronym ("ASR", "MAEs")."""
+    surface = text[m["start"] : m["end"]].strip()
+    return surface if acronym_shaped(surface) else None
+
+
+def _definition_of(short: str, defs: dict[str, Acronym]) -> Acronym | None:
+    return defs.get(short) or (defs.get(short[:-1]) if short.endswith("s") else None)
+
+
+def _follow_definitions(ms: list[Mention], acr: list[Acronym], text: str) -> list[Mention]:
+    """An acronym the paper defines means its definition: a mention of the bare short form named as
+    something whose name shares no content word with the paper's long form ("ASR" named speech recognition
+    where the paper writes "Attack Success Rate (ASR)") is dropped; the long form's own mention (or the
+    defined term) carries the entity and the acronym becomes its alias, in this paper only."""
+    defs: dict[str, Acronym] = {}
+    for a in acr:
+        defs.setdefault(a.short, a)
+    if not defs:
+        return ms
+    out = []
+    for m in ms:
+        short = _short_at(text, m)
+        pair = _definition_of(short, defs) if short else None
+        if (
+            pair is not None
+            and m["relation"] not in PROPOSE
+            and not (m["start"] < pair.long_end and pair.long_start < m["end"])
+            and match_key(m["name"]) != match_key(pair.short)
+            and not share_content_word(m["name"], pair.long)
+        ):
+            continue
+        out.append(m)
+    return out
+
+
+def _by_context(ms: list[Mention], acr: list[Acronym], text: str, senses: SenseTable) -> list[Mention]:
+    """A bare acronym the paper does not define, with several senses in the vocabulary or the corpus, is the
+    sense the paper's own words point to ("ASR" in an abstract on jailbreaks is attack success rate, in one on
+    speech models speech recognition), and is left unlinked when its words point to none or to two. Words
+    inside the paper's mentions of other entities are not its context ("rate" of "word error rate")."""
+    defined = {a.short for a in acr} | {a.short + "s" for a in acr}
+    out = []
+    for m in ms:
+        short = _short_at(text, m)
+        if short is None or short in defined or m["relation"] in PROPOSE or not senses.ambiguous(short):
+            out.append(m)
+            continue
+        names = {match_key(s.name) for g in senses.groups(short) for s in g}
+        if match_key(m["name"]) not in names and match_key(m["name"]) != match_key(short):
+            out.append(m)  # named as something else by an earlier component: not a sense of the table
+            continue
+        sense = senses.choose(short, content_words(_outside(text, ms, names)))
+        if sense is None:
+            continue
+        if match_key(sense.name) == match_key(m["name"]):
+            out.append(m)
+            continue
+        out.append(
+            mention(
+                m["start"],
+                m["end"],
+                sense.ref.type,
+                sense.name,
+                kind=sense.ref.kind,
+                confidence=min(m["confidence"], CONF_PATTERN),
+                rule="acronym-context",
+                broader=sense.broader,
+            )
+        )
+    return out
+
+
+def _outside(text: str, ms: list[Mention], names: set[str]) -> str:
+    """`text` with the spans of mentions of entities other than `names` blanked out."""
+    chars = list(text)
+    for m in ms:
+        if match_key(m["name"]) not in names:
+            chars[m["start"] : m["end"]] = " " * (m["end"] - m["start"])
+    return "".join(chars)
 
 
 def _field_word(ent: dict[str, Any]) -> bool:
