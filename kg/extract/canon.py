@@ -19,6 +19,7 @@ from kg.extract.common import (
     doc_text,
     mention,
 )
+from kg.extract.hierarchy import Hierarchy
 from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, share_content_word
 from kg.extract.threats import THREAT_HEADS
 from kg.extract.words import EXAMPLE_CUES, GENERIC_TERMS, TASK_HEADS
@@ -137,6 +138,7 @@ class Canonicaliser:
 
     def __init__(self, senses: SenseTable | None = None) -> None:
         self.senses = senses if senses is not None else load_senses()
+        self.hierarchy = Hierarchy.load()
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
@@ -145,6 +147,7 @@ class Canonicaliser:
         ms = _follow_definitions(ms, acr, text)
         ms = _by_context(ms, acr, text, self.senses)
         ms = self._add_defined_terms(ms, acr, text)
+        ms = _pieces_of_longer(_whole_words(_without_dataset_prefix(ms, text), text), text)
         ms = _drop_background_domains(doc, ms)
         ms = _drop_nested(ms)
         groups = _Groups()
@@ -208,6 +211,7 @@ class Canonicaliser:
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
         entities.sort(key=lambda e: e["start"])
+        self.hierarchy.add_broader(entities)
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
         return doc
@@ -322,6 +326,97 @@ def _outside(text: str, ms: list[Mention], names: set[str]) -> str:
         if match_key(m["name"]) not in names:
             chars[m["start"] : m["end"]] = " " * (m["end"] - m["start"])
     return "".join(chars)
+
+
+def _without_dataset_prefix(ms: list[Mention], text: str) -> list[Mention]:
+    """ "Cityscapes semantic segmentation" is the task on the dataset, not a task of its own: a task phrase
+    that opens with a dataset mention is cut to the words after it (the dataset stays linked)."""
+    datasets = [m for m in ms if m["type"] == "Dataset"]
+    out: list[Mention] = []
+    for m in ms:
+        d = next(
+            (d for d in datasets if m["type"] == "Task" and d["start"] == m["start"] and d["end"] < m["end"]),
+            None,
+        )
+        if d is None or m["rule"].startswith("vocab"):
+            out.append(m)
+            continue
+        rest = text[d["end"] : m["end"]]
+        start = d["end"] + len(rest) - len(rest.lstrip())
+        n_words = len(text[m["start"] : d["end"]].split())
+        name_words = m["name"].split()
+        if start >= m["end"] or len(name_words) <= n_words:
+            continue
+        cut = m.copy()
+        cut["start"], cut["name"] = start, " ".join(name_words[n_words:])
+        out.append(cut)
+    return out
+
+
+def _whole_words(ms: list[Mention], text: str) -> list[Mention]:
+    """A name is a whole phrase: a mention named by its own words that starts inside a hyphenated or
+    possessive word ("shot semantic segmentation" of "few-shot semantic segmentation", "Eye View Semantic
+    Segmentation" of "Bird's-Eye View …") is widened to that word's start."""
+    out = []
+    for m in ms:
+        start = m["start"]
+        if start >= 2 and text[start - 1] in "-'’" and text[start - 2].isalnum():
+            word_start = start
+            while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in '("[':
+                word_start -= 1
+            surface = text[start : m["end"]]
+            if match_key(m["name"]) == match_key(surface) and not m["rule"].startswith("vocab"):
+                whole = m.copy()
+                whole["start"], whole["name"] = word_start, text[word_start:start] + m["name"]
+                out.append(whole)
+                continue
+            if not m["rule"].startswith("vocab"):
+                continue  # a piece of a longer word named as something else: no name of its own
+        out.append(m)
+    return out
+
+
+_POSSESSIVE_BEFORE = re.compile(r"\b[A-Z][\w-]*['’]s\s$")
+
+
+def _pieces_of_longer(ms: list[Mention], text: str) -> list[Mention]:
+    """A mention written as the end of a longer name the paper uses ("Adaptive Semantic Segmentation" in
+    the title "Domain Adaptive Semantic Segmentation with …" where the abstract names the whole) is that
+    name; a title-case name after a capitalised possessive ("Bird's Eye View Semantic Segmentation") starts
+    at the possessive."""
+    out: list[Mention] = []
+    for m in ms:
+        words = m["name"].split()
+        longer = None
+        for o in ms:
+            ow = o["name"].split()
+            if o["type"] != m["type"] or len(ow) <= len(words) or o["start"] <= m["start"] < o["end"]:
+                continue
+            if match_key(" ".join(ow[-len(words):])) != match_key(m["name"]):
+                continue
+            prefix = " ".join(ow[: -len(words)])
+            before = text[max(0, m["start"] - len(prefix) - 1) : m["start"]]
+            if match_key(before) == match_key(prefix) and before[:1] in (" ", "\n", "") + tuple(prefix[:1]):
+                longer = o
+                break
+        if longer is not None:
+            whole = m.copy()
+            lw = longer["name"].split()
+            whole["start"] = m["start"] - len(" ".join(lw[: -len(words)])) - 1
+            for k in ("name", "type", "kind", "broader", "variant_of"):
+                whole[k] = longer[k]
+            out.append(whole)
+            continue
+        pos = _POSSESSIVE_BEFORE.search(text, max(0, m["start"] - 40), m["start"])
+        if pos is not None and m["name"][:1].isupper() and match_key(m["name"]) == match_key(
+            text[m["start"] : m["end"]]
+        ):
+            whole = m.copy()
+            whole["start"], whole["name"] = pos.start(), text[pos.start() : m["start"]] + m["name"]
+            out.append(whole)
+            continue
+        out.append(m)
+    return out
 
 
 def _field_word(ent: dict[str, Any]) -> bool:
