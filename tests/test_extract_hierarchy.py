@@ -5,13 +5,15 @@ modifiers; a name is a whole phrase, never a piece of a longer one; "DATASET tas
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from fixtures_api import Server, serve, store_from
+from fixtures_api import BASE, Server, serve, store_from
 
 from kg.extract import Extractor
 from kg.extract.hierarchy import Hierarchy
+from kg.query import QueryContext
 from kg.types import EntityRef, Extraction, Paper
 
 VIDEO = Paper(
@@ -119,3 +121,15 @@ def test_papers_on_a_task_include_its_narrower_tasks_unless_asked_not_to(server:
     ]
     assert paper_ids(server, 'task: "semantic segmentation", includeNarrower: false') == ["plain"]
     assert paper_ids(server, 'task: "action recognition"') == ["points"]
+
+
+def test_readmes_sparql_example_walks_skos_broader(server: Server) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    query = next(b.split("```", 1)[0] for b in readme.split("```sparql\n")[1:] if "?task skos:broader*" in b)
+    rows = QueryContext.open(server.store, BASE).select(query)
+    found = [(str(r["paper"].value).rsplit("/", 1)[1], str(r["task"].value).rsplit("/", 1)[1]) for r in rows]
+    assert found == [
+        ("plain", "semantic-segmentation"),
+        ("points", "weakly-supervised-semantic-segmentation"),
+        ("video", "video-semantic-segmentation"),
+    ]
