@@ -29,6 +29,14 @@ HIERARCHY_TYPES = frozenset({"Task", "Method", "Dataset"})
 # Words that never modify a name: a phrase holding them before the broader name is no variant of it.
 _NOT_MODIFIERS = words("a an and as at by for from in of on or the to with via vs versus without than not")
 _LY_NOUNS = words("anomaly family assembly supply")
+_ADJECTIVE_ENDINGS = ("ed", "al", "ive", "able", "ible", "ent", "ant", "ous", "ic", "ing")
+
+
+def _adverb_of(word: str, following: str) -> bool:
+    """ "weakly supervised", "fully convolutional": an adverb modifying the adjective after it (but "Fully
+    Test-Time Adaptation" is a kind of test-time adaptation)."""
+    w, f = word.lower(), following.lower()
+    return w.endswith("ly") and w not in _LY_NOUNS and f.endswith(_ADJECTIVE_ENDINGS)
 
 
 def _lower_case_phrase(name: str) -> bool:
@@ -70,7 +78,7 @@ class Hierarchy:
             modifiers = ws[:k]
             if any(w.lower() in _NOT_MODIFIERS or w.endswith(("-", "/")) for w in modifiers):
                 break
-            if ws[k - 1].lower().endswith("ly") and ws[k - 1].lower() not in _LY_NOUNS:
+            if _adverb_of(ws[k - 1], ws[k]):
                 continue  # "weakly supervised X" is no kind of "supervised X": the adverb goes with its word
             key = match_key(" ".join(ws[k:]))
             ref = (also or {}).get((type_, key)) or self.known.get((type_, key))
