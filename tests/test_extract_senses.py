@@ -91,6 +91,17 @@ def test_a_definition_overrides_a_vocabulary_sense_that_shares_no_word_with_it(e
                for lk in ex.links)
 
 
+def test_a_definition_sharing_only_its_head_with_a_sense_is_another_thing(extractor: Extractor) -> None:
+    sparse, supervised = extractor.extract([
+        Paper(id="sparse", title="Sparse fine-tuning of language models",
+              abstract="We revisit sparse fine-tuning (SFT), which updates a small subset of weights. SFT "
+              "matches full fine-tuning on GLUE."),
+        Paper(id="sft", title="Alignment", abstract="After supervised fine-tuning (SFT), we apply RLHF."),
+    ])
+    assert linked(sparse, "SFT") == [("Method", "sparse fine-tuning")]
+    assert linked(supervised, "SFT") == [("Method", "supervised fine-tuning")]
+
+
 @pytest.mark.parametrize(
     ("title", "abstract", "expected"),
     [

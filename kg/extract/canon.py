@@ -20,7 +20,7 @@ from kg.extract.common import (
     mention,
 )
 from kg.extract.hierarchy import Hierarchy
-from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, share_content_word
+from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, same_sense
 from kg.extract.threats import THREAT_HEADS
 from kg.extract.words import EXAMPLE_CUES, GENERIC_TERMS, TASK_HEADS
 from kg.names import match_key
@@ -258,8 +258,9 @@ def _definition_of(short: str, defs: dict[str, Acronym]) -> Acronym | None:
 
 def _follow_definitions(ms: list[Mention], acr: list[Acronym], text: str) -> list[Mention]:
     """An acronym the paper defines means its definition: a mention of the bare short form named as
-    something whose name shares no content word with the paper's long form ("ASR" named speech recognition
-    where the paper writes "Attack Success Rate (ASR)") is dropped; the long form's own mention (or the
+    something the paper's long form cannot name (`same_sense`: "ASR" named speech recognition where the paper
+    writes "Attack Success Rate (ASR)", "SFT" supervised fine-tuning where it writes "sparse fine-tuning") is
+    dropped; the long form's own mention (or the
     defined term) carries the entity and the acronym becomes its alias, in this paper only."""
     defs: dict[str, Acronym] = {}
     for a in acr:
@@ -275,7 +276,7 @@ def _follow_definitions(ms: list[Mention], acr: list[Acronym], text: str) -> lis
             and m["relation"] not in PROPOSE
             and not (m["start"] < pair.long_end and pair.long_start < m["end"])
             and match_key(m["name"]) != match_key(pair.short)
-            and not share_content_word(m["name"], pair.long)
+            and not same_sense(m["name"], pair.long)
         ):
             continue
         out.append(m)

@@ -57,6 +57,25 @@ def share_content_word(a: str, b: str) -> bool:
     return bool(content_words(a) & content_words(b))
 
 
+def _first_word(text: str) -> str | None:
+    for w in _WORD.findall(fold(text)):
+        p = singular(w.split("-")[0])
+        if p not in GENERIC_WORDS and not p.isdigit():
+            return p
+    return None
+
+
+def same_sense(name: str, long: str) -> bool:
+    """Whether an entity's name can be what a definition's long form names: one's content words hold the
+    other's ("speech recognition" and "automatic speech recognition"), or they share a content word and start
+    with the same one ("Masked Autoencoders", "masked autoencoder"); "sparse fine-tuning" is not "supervised
+    fine-tuning", nor "Attack Success Rate" speech recognition."""
+    a, b = content_words(name), content_words(long)
+    if not a or not b:
+        return False
+    return a <= b or b <= a or bool(a & b and _first_word(name) == _first_word(long))
+
+
 def acronym_shaped(label: str) -> bool:
     """A label that reads as an abbreviation: one word, two or more capitals, at most 10 characters ("ASR",
     "ViT", "cGAN")."""
@@ -185,4 +204,4 @@ def _tier_labels(base_iri: str, path: Path) -> list[tuple[EntityRef, list[str]]]
 
 
 __all__ = ["GENERIC_WORDS", "Sense", "SenseTable", "acronym_shaped", "content_words", "load_senses",
-           "share_content_word"]
+           "same_sense", "share_content_word"]
