@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from typing import Annotated
 
 import strawberry
 from graphql import GraphQLError
@@ -63,7 +64,11 @@ log = logging.getLogger("api.graphql")
 
 @strawberry.type
 class Query(ResultsQuery):
-    @strawberry.field(description="Papers matching every filter (names match canonical names or aliases).")
+    @strawberry.field(
+        description="Papers matching every filter (names match canonical names or aliases). A name filter "
+        "includes the papers of the entities narrower than the named one (skos:broader, any depth) and of "
+        "its variants (kg:variantOf) unless includeNarrower is false; the default is true."
+    )
     async def papers(
         self,
         info: ApiInfo,
@@ -75,6 +80,13 @@ class Query(ResultsQuery):
         search: str | None = None,
         first: int = 20,
         after: str | None = None,
+        include_narrower: Annotated[
+            bool,
+            strawberry.argument(
+                description="Include papers of narrower entities and variants (skos:broader*, "
+                "kg:variantOf*); default true."
+            ),
+        ] = True,
     ) -> PaperConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         page = await off_loop(
@@ -88,6 +100,7 @@ class Query(ResultsQuery):
             search=search,
             first=first,
             after=after,
+            include_narrower=include_narrower,
         )
         return PaperConnection.page(page, Paper.of)
 

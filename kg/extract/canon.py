@@ -19,6 +19,8 @@ from kg.extract.common import (
     doc_text,
     mention,
 )
+from kg.extract.hierarchy import Hierarchy
+from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, same_sense
 from kg.extract.threats import THREAT_HEADS
 from kg.extract.words import EXAMPLE_CUES, GENERIC_TERMS, TASK_HEADS
 from kg.names import match_key
@@ -128,13 +130,24 @@ def make_canon(nlp: Language, name: str) -> Canonicaliser:
 
 
 class Canonicaliser:
-    """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`."""
+    """Pipeline component (last): fills `doc._.kg_entities` and `doc._.kg_relations`.
+
+    Mentions may arrive named and typed by any earlier component (rules, the recogniser, a trained linker):
+    what is read here is each mention's span, name and type, never which component made it.
+    """
+
+    def __init__(self, senses: SenseTable | None = None) -> None:
+        self.senses = senses if senses is not None else load_senses()
+        self.hierarchy = Hierarchy.load()
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         acr: list[Acronym] = doc._.kg_acronyms or []
         ms: list[Mention] = list(doc._.kg_mentions or [])
+        ms = _follow_definitions(ms, acr, text)
+        ms = _by_context(ms, acr, text, self.senses)
         ms = self._add_defined_terms(ms, acr, text)
+        ms = _pieces_of_longer(_whole_words(_without_dataset_prefix(ms, text), text), text)
         ms = _drop_background_domains(doc, ms)
         ms = _drop_nested(ms)
         groups = _Groups()
@@ -198,6 +211,7 @@ class Canonicaliser:
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
         entities.sort(key=lambda e: e["start"])
+        self.hierarchy.add_broader(entities)
         doc._.kg_entities = entities
         doc._.kg_relations = _relations(entities)
         return doc
@@ -230,6 +244,180 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _short_at(text: str, m: Mention) -> str | None:
+    """The mention's surface when it is a bare acronym ("ASR", "MAEs")."""
+    surface = text[m["start"] : m["end"]].strip()
+    return surface if acronym_shaped(surface) else None
+
+
+def _definition_of(short: str, defs: dict[str, Acronym]) -> Acronym | None:
+    return defs.get(short) or (defs.get(short[:-1]) if short.endswith("s") else None)
+
+
+def _follow_definitions(ms: list[Mention], acr: list[Acronym], text: str) -> list[Mention]:
+    """An acronym the paper defines means its definition: a mention of the bare short form named as
+    something the paper's long form cannot name (`same_sense`: "ASR" named speech recognition where the paper
+    writes "Attack Success Rate (ASR)", "SFT" supervised fine-tuning where it writes "sparse fine-tuning") is
+    dropped; the long form's own mention (or the
+    defined term) carries the entity and the acronym becomes its alias, in this paper only."""
+    defs: dict[str, Acronym] = {}
+    for a in acr:
+        defs.setdefault(a.short, a)
+    if not defs:
+        return ms
+    out = []
+    for m in ms:
+        short = _short_at(text, m)
+        pair = _definition_of(short, defs) if short else None
+        if (
+            pair is not None
+            and m["relation"] not in PROPOSE
+            and not (m["start"] < pair.long_end and pair.long_start < m["end"])
+            and match_key(m["name"]) != match_key(pair.short)
+            and not same_sense(m["name"], pair.long)
+        ):
+            continue
+        out.append(m)
+    return out
+
+
+def _by_context(ms: list[Mention], acr: list[Acronym], text: str, senses: SenseTable) -> list[Mention]:
+    """A bare acronym the paper does not define, with several senses in the vocabulary or the corpus, is the
+    sense the paper's own words point to ("ASR" in an abstract on jailbreaks is attack success rate, in one on
+    speech models speech recognition), and is left unlinked when its words point to none or to two. Words
+    inside the paper's mentions of other entities are not its context ("rate" of "word error rate")."""
+    defined = {a.short for a in acr} | {a.short + "s" for a in acr}
+    out = []
+    for m in ms:
+        short = _short_at(text, m)
+        if short is None or short in defined or m["relation"] in PROPOSE or not senses.ambiguous(short):
+            out.append(m)
+            continue
+        names = {match_key(s.name) for g in senses.groups(short) for s in g}
+        if match_key(m["name"]) not in names and match_key(m["name"]) != match_key(short):
+            out.append(m)  # named as something else by an earlier component: not a sense of the table
+            continue
+        sense = senses.choose(short, content_words(_outside(text, ms, names)))
+        if sense is None:
+            continue
+        if match_key(sense.name) == match_key(m["name"]):
+            out.append(m)
+            continue
+        out.append(
+            mention(
+                m["start"],
+                m["end"],
+                sense.ref.type,
+                sense.name,
+                kind=sense.ref.kind,
+                confidence=min(m["confidence"], CONF_PATTERN),
+                rule="acronym-context",
+                broader=sense.broader,
+            )
+        )
+    return out
+
+
+def _outside(text: str, ms: list[Mention], names: set[str]) -> str:
+    """`text` with the spans of mentions of entities other than `names` blanked out."""
+    chars = list(text)
+    for m in ms:
+        if match_key(m["name"]) not in names:
+            chars[m["start"] : m["end"]] = " " * (m["end"] - m["start"])
+    return "".join(chars)
+
+
+def _without_dataset_prefix(ms: list[Mention], text: str) -> list[Mention]:
+    """ "Cityscapes semantic segmentation" is the task on the dataset, not a task of its own: a task phrase
+    that opens with a dataset mention is cut to the words after it (the dataset stays linked)."""
+    datasets = [m for m in ms if m["type"] == "Dataset"]
+    out: list[Mention] = []
+    for m in ms:
+        d = next(
+            (d for d in datasets if m["type"] == "Task" and d["start"] == m["start"] and d["end"] < m["end"]),
+            None,
+        )
+        if d is None or m["rule"].startswith("vocab"):
+            out.append(m)
+            continue
+        rest = text[d["end"] : m["end"]]
+        start = d["end"] + len(rest) - len(rest.lstrip())
+        n_words = len(text[m["start"] : d["end"]].split())
+        name_words = m["name"].split()
+        if start >= m["end"] or len(name_words) <= n_words:
+            continue
+        cut = m.copy()
+        cut["start"], cut["name"] = start, " ".join(name_words[n_words:])
+        out.append(cut)
+    return out
+
+
+def _whole_words(ms: list[Mention], text: str) -> list[Mention]:
+    """A name is a whole phrase: a mention named by its own words that starts inside a hyphenated or
+    possessive word ("shot semantic segmentation" of "few-shot semantic segmentation", "Eye View Semantic
+    Segmentation" of "Bird's-Eye View …") is widened to that word's start."""
+    out = []
+    for m in ms:
+        start = m["start"]
+        if start >= 2 and text[start - 1] in "-'’" and text[start - 2].isalnum():
+            word_start = start
+            while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in '("[':
+                word_start -= 1
+            surface = text[start : m["end"]]
+            if match_key(m["name"]) == match_key(surface) and not m["rule"].startswith("vocab"):
+                whole = m.copy()
+                whole["start"], whole["name"] = word_start, text[word_start:start] + m["name"]
+                out.append(whole)
+                continue
+            if not m["rule"].startswith("vocab"):
+                continue  # a piece of a longer word named as something else: no name of its own
+        out.append(m)
+    return out
+
+
+_POSSESSIVE_BEFORE = re.compile(r"\b[A-Z][\w-]*['’]s\s$")
+
+
+def _pieces_of_longer(ms: list[Mention], text: str) -> list[Mention]:
+    """A mention written as the end of a longer name the paper uses ("Adaptive Semantic Segmentation" in
+    the title "Domain Adaptive Semantic Segmentation with …" where the abstract names the whole) is that
+    name; a title-case name after a capitalised possessive ("Bird's Eye View Semantic Segmentation") starts
+    at the possessive."""
+    out: list[Mention] = []
+    for m in ms:
+        words = m["name"].split()
+        longer = None
+        for o in ms:
+            ow = o["name"].split()
+            if o["type"] != m["type"] or len(ow) <= len(words) or o["start"] <= m["start"] < o["end"]:
+                continue
+            if match_key(" ".join(ow[-len(words):])) != match_key(m["name"]):
+                continue
+            prefix = " ".join(ow[: -len(words)])
+            before = text[max(0, m["start"] - len(prefix) - 1) : m["start"]]
+            if match_key(before) == match_key(prefix) and before[:1] in (" ", "\n", "") + tuple(prefix[:1]):
+                longer = o
+                break
+        if longer is not None:
+            whole = m.copy()
+            lw = longer["name"].split()
+            whole["start"] = m["start"] - len(" ".join(lw[: -len(words)])) - 1
+            for k in ("name", "type", "kind", "broader", "variant_of"):
+                whole[k] = longer[k]
+            out.append(whole)
+            continue
+        pos = _POSSESSIVE_BEFORE.search(text, max(0, m["start"] - 40), m["start"])
+        if pos is not None and m["name"][:1].isupper() and match_key(m["name"]) == match_key(
+            text[m["start"] : m["end"]]
+        ):
+            whole = m.copy()
+            whole["start"], whole["name"] = pos.start(), text[pos.start() : m["start"]] + m["name"]
+            out.append(whole)
+            continue
+        out.append(m)
+    return out
 
 
 def _field_word(ent: dict[str, Any]) -> bool:

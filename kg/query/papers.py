@@ -88,12 +88,14 @@ def papers(
     relation: str | None = None,
     first: int = 20,
     after: str | None = None,
+    include_narrower: bool = True,
 ) -> Page[PaperInfo]:
     """Papers matching every given filter, in identifier order.
 
     A name filter matches the canonical name or any alias (case-insensitive), takes every entity it matches,
-    and includes their variants and narrower entities. `entity_iris` (+ `relation`) restricts to papers
-    linked to those entities.
+    and, unless `include_narrower` is False, their variants and narrower entities (`kg:variantOf` and
+    `skos:broader`, any depth: "semantic segmentation" finds the papers on "video semantic segmentation").
+    `entity_iris` (+ `relation`) restricts to papers linked to those entities.
     """
     names: list[tuple[str | None, EntityType]] = [
         (dataset, "Dataset"),
@@ -105,7 +107,7 @@ def papers(
     groups: list[tuple[list[str], str | None]] = []  # entity IRIs, relation
     for name, etype in names:
         if name is not None:
-            groups.append((resolve(ctx, name, etype, expand=True), None))
+            groups.append((resolve(ctx, name, etype, expand=include_narrower), None))
     if entity_iris is not None:
         nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
         groups.append((nodes, relation))

@@ -1,0 +1,152 @@
+"""One meaning per name (issue 27): an acronym means what the paper defines it as; a bare acronym with several
+senses (long forms sharing no content word) is the sense the paper's own words point to, or nothing; two
+papers' different long forms are two entities in the store, each keeping only its own aliases."""
+
+from __future__ import annotations
+
+import pytest
+from fixtures_api import BASE, store_from
+
+import kg.query as q
+from kg.extract import Extractor
+from kg.extract.senses import content_words, load_senses, share_content_word
+from kg.query import QueryContext
+from kg.types import Extraction, Paper
+
+JAILBREAK = Paper(
+    id="jailbreak",
+    title="Jailbreaking Aligned Language Models with Adversarial Suffixes",
+    abstract="Large language models remain vulnerable to jailbreak attacks. We propose a gradient-guided "
+    "suffix search that raises the Attack Success Rate (ASR) on harmful behaviours. Our attack reaches an "
+    "ASR of 92% against Llama-2-Chat and transfers to GPT-4.",
+)
+SPEECH = Paper(
+    id="speech",
+    title="Streaming Speech Recognition with Conformer Transducers",
+    abstract="We study end-to-end automatic speech recognition (ASR) for streaming applications. Our "
+    "transducer lowers word error rate on LibriSpeech, and the ASR system runs on device.",
+)
+MASKED = Paper(
+    id="masked",
+    title="Masked Autoencoders Are Scalable Vision Learners",
+    abstract="This paper shows that masked autoencoders (MAE) are scalable self-supervised learners for "
+    "computer vision. We mask random patches of the input image and reconstruct the missing pixels. MAE "
+    "pre-training on ImageNet-1K outperforms supervised pre-training.",
+)
+TRAFFIC = Paper(
+    id="traffic",
+    title="Traffic flow forecasting with graph networks",
+    abstract="We forecast traffic flow with a spatio-temporal graph network. On PEMS04 our model reduces the "
+    "mean absolute error (MAE) by 8% and the root mean squared error by 5%.",
+)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> Extractor:
+    return Extractor()
+
+
+def linked(ex: Extraction, mention: str) -> list[tuple[str, str]]:
+    """(type, name) of the links whose evidence mention is `mention`, or whose aliases include it."""
+    return [
+        (lk.entity.type, lk.entity.name)
+        for lk in ex.links
+        if lk.evidence.mention == mention or mention in lk.aliases
+    ]
+
+
+def test_senses_of_an_acronym_are_grouped_by_shared_content_words() -> None:
+    table = load_senses()
+    names = {short: [[s.name for s in g] for g in table.groups(short)] for short in ("ASR", "MAE")}
+    assert names == {
+        "ASR": [["attack success rate"], ["speech recognition"]],
+        "MAE": [["masked autoencoder"], ["mean absolute error"]],
+    }
+    assert table.ambiguous("ASR") and table.ambiguous("MAEs")
+    assert not table.ambiguous("ImageNet")
+    assert share_content_word("Masked Autoencoders", "masked autoencoder")
+    assert not share_content_word("Attack Success Rate", "speech recognition")
+    assert content_words("auto-encoders for speech") == {"auto", "encoder", "autoencoder", "speech"}
+
+
+def test_a_definition_decides_what_the_acronym_means(extractor: Extractor) -> None:
+    jail, speech = extractor.extract([JAILBREAK, SPEECH])
+    assert linked(jail, "ASR") == [("Metric", "attack success rate")]
+    assert linked(speech, "ASR") == [("Task", "speech recognition")]
+    masked, traffic = extractor.extract([MASKED, TRAFFIC])
+    assert linked(masked, "MAE") == [("Method", "masked autoencoder")]
+    assert linked(traffic, "MAE") == [("Metric", "mean absolute error")]
+
+
+def test_a_definition_overrides_a_vocabulary_sense_that_shares_no_word_with_it(extractor: Extractor) -> None:
+    # the curated "SAM" is the Segment Anything Model; this paper's SAM is its own definition
+    ex = extractor.extract_one(Paper(
+        id="sam",
+        title="Flat minima for robust fine-tuning",
+        abstract="We revisit sharpness-aware minimization (SAM) for fine-tuning vision transformers. SAM "
+        "seeks flat minima and improves accuracy on CIFAR-100.",
+    ))
+    assert ("Method", "Segment Anything Model") not in {(lk.entity.type, lk.entity.name) for lk in ex.links}
+    assert all("sharpness-aware minimization" not in lk.aliases or lk.entity.name != "Segment Anything Model"
+               for lk in ex.links)
+
+
+def test_a_definition_sharing_only_its_head_with_a_sense_is_another_thing(extractor: Extractor) -> None:
+    sparse, supervised = extractor.extract([
+        Paper(id="sparse", title="Sparse fine-tuning of language models",
+              abstract="We revisit sparse fine-tuning (SFT), which updates a small subset of weights. SFT "
+              "matches full fine-tuning on GLUE."),
+        Paper(id="sft", title="Alignment", abstract="After supervised fine-tuning (SFT), we apply RLHF."),
+    ])
+    assert linked(sparse, "SFT") == [("Method", "sparse fine-tuning")]
+    assert linked(supervised, "SFT") == [("Method", "supervised fine-tuning")]
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "expected"),
+    [
+        (
+            "Universal jailbreak prompts",
+            "We craft adversarial prompts that jailbreak aligned chatbots; the ASR of our attack exceeds 90% "
+            "on AdvBench.",
+            [("Metric", "attack success rate")],
+        ),
+        (
+            "Low-resource acoustic modelling",
+            "We train acoustic models for ASR on 10 hours of transcribed speech and lower word error rate on "
+            "LibriSpeech by 12%.",
+            [("Task", "speech recognition")],
+        ),
+        (
+            "Self-supervised visual pre-training",
+            "We pre-train vision transformers with MAE, reconstructing masked patches, and fine-tune on "
+            "ADE20K.",
+            [("Method", "masked autoencoder")],
+        ),
+        (
+            "Depth from a single image",
+            "Our regression network predicts depth and lowers the MAE of the predicted error maps by 10% on "
+            "NYU Depth v2.",
+            [("Metric", "mean absolute error")],
+        ),
+        ("A note", "Results on ASR are reported in Table 2 for all runs.", []),  # no word to go by: unlinked
+    ],
+)
+def test_an_undefined_acronym_takes_the_sense_of_its_context(
+    extractor: Extractor, title: str, abstract: str, expected: list[tuple[str, str]]
+) -> None:
+    ex = extractor.extract_one(Paper(id="t", title=title, abstract=abstract))
+    assert linked(ex, "ASR" if "ASR" in abstract else "MAE") == expected
+
+
+def test_two_long_forms_of_one_acronym_are_two_entities_in_the_store(extractor: Extractor) -> None:
+    ctx = QueryContext.open(store_from(list(extractor.extract([JAILBREAK, SPEECH, MASKED, TRAFFIC]))), BASE)
+    asr = q.entity(ctx, name="attack success rate")
+    speech = q.entity(ctx, name="speech recognition")
+    assert asr is not None and speech is not None and asr.id != speech.id
+    assert "Attack Success Rate" in asr.aliases and "Attack Success Rate" not in speech.aliases
+    assert [p.id for p in q.papers(ctx, entity_iris=[speech.iri]).items] == ["speech"]
+    assert [p.id for p in q.papers(ctx, entity_iris=[asr.iri]).items] == ["jailbreak"]
+    mae = q.entity(ctx, name="mean absolute error")
+    assert mae is not None and not {"Masked Autoencoders", "masked autoencoders"} & set(mae.aliases)
+    assert [p.id for p in q.papers(ctx, entity_iris=[mae.iri]).items] == ["traffic"]
