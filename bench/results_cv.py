@@ -89,9 +89,16 @@ def _method_keys(name: str) -> set[str]:
     return keys - {""}
 
 
-def method_matches(pred: str | None, gold: str | None) -> bool:
+OURS = {"ours", "our method", "our model", "our approach", "the proposed method"}
+
+
+def method_matches(pred: str | None, gold: str | None, proposals: frozenset[str] = frozenset()) -> bool:
+    """Whether a predicted method names the gold's: the same name, or for the gold's "ours" (the paper's own,
+    unnamed method) no name or one of the paper's proposals."""
     if gold is None:
         return pred is None
+    if gold.strip().lower() in OURS:
+        return pred is None or pred in proposals
     return pred is not None and bool(_method_keys(pred) & _method_keys(gold))
 
 
@@ -111,7 +118,9 @@ def _pair(
     return out
 
 
-def score_doc(preds: list[dict[str, Any]], golds: list[dict[str, Any]]) -> dict[str, int]:
+def score_doc(
+    preds: list[dict[str, Any]], golds: list[dict[str, Any]], proposals: frozenset[str] = frozenset()
+) -> dict[str, int]:
     pairs = _pair(preds, golds, matches)
     pa = [p for p in preds if p["kind"] == "absolute"]
     ga = [g for g in golds if g["kind"] == "absolute"]
@@ -133,7 +142,9 @@ def score_doc(preds: list[dict[str, Any]], golds: list[dict[str, Any]]) -> dict[
         "kind_right": sum(1 for gi, pi in pairs if preds[pi]["kind"] == golds[gi]["kind"]),
         "method_judged": len(with_method),
         "method_right": sum(
-            1 for gi, pi in with_method if method_matches(preds[pi].get("method"), golds[gi]["method"])
+            1
+            for gi, pi in with_method
+            if method_matches(preds[pi].get("method"), golds[gi]["method"], proposals)
         ),
     }
 
@@ -170,14 +181,19 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
     folds = read_folds()
     t0 = time.perf_counter()
     ex = Extractor()
-    preds = {e.paper.id: to_json(e)["results"] for e in ex.extract(p for _, _, p, _ in gold)}
+    preds: dict[str, list[dict[str, Any]]] = {}
+    proposed: dict[str, frozenset[str]] = {}
+    for e in ex.extract(p for _, _, p, _ in gold):
+        preds[e.paper.id] = to_json(e)["results"]
+        proposed[e.paper.id] = frozenset(lk.entity.name for lk in e.links if lk.relation == "proposes")
     seconds = time.perf_counter() - t0
     per_fold: dict[int, dict[str, int]] = {}
     per_set: dict[str, dict[str, int]] = {}
     lines: list[str] = []
     for name, key, paper, golds in gold:
         pr = preds.get(paper.id, [])
-        c = score_doc(pr, golds)
+        props = proposed.get(paper.id, frozenset())
+        c = score_doc(pr, golds, props)
         fold = folds[key]
         per_fold[fold] = _add(per_fold.get(fold, {}), c)
         per_set[name] = _add(per_set.get(name, {}), c)
@@ -195,7 +211,7 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
                                  f"on {p['dataset']} ({p['method']}) — “{p['evidence'][:200]}”")
             for gi, pi in pairs:
                 g, p = golds[gi], pr[pi]
-                if g.get("method") and not method_matches(p.get("method"), g["method"]):
+                if g.get("method") and not method_matches(p.get("method"), g["method"], props):
                     lines.append(f"- method `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
                                  f"{p['method']!r} for {g['method']!r}")
                 if p["kind"] != g["kind"]:

@@ -295,3 +295,82 @@ def test_a_percent_loosely_after_a_metric_that_names_its_own_noun_is_a_setting(e
 def test_a_factor_before_the_measure_it_multiplies_stays_a_result(extractor: Extractor) -> None:
     text = "ZetaNet gives a speedup of between 2.30 to 3.70 times the speed of the baseline."
     assert [(r["value"], r["metric"]) for r in results(extractor, text)] == [(3.7, "speedup")]
+
+
+# ---- issue 28: improvements read as improvements, "respectively" pairing, the row's model ----------------
+
+
+def rows(rs: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    keys = ("value", "unit", "kind", "metric", "dataset", "method", "baseline")
+    return [tuple(r[k] for k in keys) for r in rs]
+
+
+def test_glued_setting_noun_is_no_score(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We study sparse training of vision transformers. Our method achieves an +1.3 increase in Top-1 "
+        "accuracy over prior art at 90% ERKsparsity on ImageNet.",
+    )
+    assert rows(rs) == [(1.3, "", "delta", "top-1 accuracy", "ImageNet", "ZetaNet", None)]
+
+
+def test_restated_gain_in_parentheses_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose SimMatch for semi-supervised learning. On CIFAR-10 with 40 labels, SimMatch boosts "
+        "FixMatch by 10% (14%) in accuracy.",
+        title="SimMatch: semi-supervised learning",
+    )
+    assert [(r["value"], r["kind"], r["metric"], r["dataset"], r["method"]) for r in rs] == [
+        (10, "delta", "accuracy", "CIFAR-10", "SimMatch"),
+        (14, "delta", "accuracy", "CIFAR-10", "SimMatch"),
+    ]
+
+
+def test_relative_metric_improvement_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose ZetaAug, a data augmentation. ZetaAug yields a 2.69% relative accuracy improvement on "
+        "CIFAR-10 over the baseline.",
+        title="ZetaAug: augmentation for classification",
+    )
+    assert rows(rs) == [(2.69, "%", "delta", "accuracy", "CIFAR-10", "ZetaAug", None)]
+
+
+def test_increase_in_metric_of_value_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose EtaReg, a regulariser. EtaReg gives an increase in accuracy of 0.54% on CIFAR-10 "
+        "compared to dropout.",
+        title="EtaReg: a regulariser",
+    )
+    assert rows(rs) == [(0.54, "%", "delta", "accuracy", "CIFAR-10", "EtaReg", "dropout")]
+
+
+def test_respectively_pairs_values_with_variants_in_order(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose DaViT, a vision transformer with dual attention. DaViT-Tiny, DaViT-Small and DaViT-Base "
+        "achieve 82.8%, 84.2% and 84.6% top-1 accuracy on ImageNet-1K, respectively.",
+        title="DaViT: Dual Attention Vision Transformers",
+    )
+    assert [(r["value"], r["kind"], r["metric"], r["dataset"], r["method"]) for r in rs] == [
+        (82.8, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Tiny"),
+        (84.2, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Small"),
+        (84.6, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Base"),
+    ]
+
+
+def test_variant_subject_is_credited_and_baselines_pair_respectively(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose UniNet, found by searching over convolution, transformer and MLP operators with DSMs. "
+        "UniNet-B5 achieves 84.9% top-1 accuracy on ImageNet, outperforming EfficientNet-B7 and BoTNet-T7 "
+        "with 44% and 55% fewer FLOPs respectively.",
+        title="UniNet: unified architecture search",
+    )
+    assert rows(rs) == [
+        (84.9, "%", "absolute", "top-1 accuracy", "ImageNet", "UniNet-B5", "EfficientNet-B7"),
+        (44, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "EfficientNet-B7"),
+        (55, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "BoTNet-T7"),
+    ]

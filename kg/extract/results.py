@@ -89,8 +89,9 @@ _COUNTED = re.compile(
     r"average|overall|after|from|under|using|without|across|by|as)\b)[a-z][a-z-]+"
 )
 # "over prior art at 90% ERK sparsity": a value loosely after a metric, followed by a noun, measures that noun
+# ("ERKsparsity": an acronym glued to its noun by a lost space is still that noun)
 _SETTING = re.compile(r"\s*(?!(?:the|a|an|its|their|this|that|these|those)\b)(?:[A-Z][A-Za-z0-9-]*\s+)?"
-                      + _COUNTED.pattern.removeprefix(r"\s*"))
+                      r"(?:[A-Z]{2,}(?=[a-z]{3}))?" + _COUNTED.pattern.removeprefix(r"\s*"))
 _OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
@@ -111,11 +112,29 @@ _DELTA_BEFORE = re.compile(
 )
 _BASELINE_CUE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|over|than|compared (?:to|with)|relative to|vs\.?|versus|against|beats?|"
-    r"exceed\w*|improv\w* (?:up)?on)\s+(?:(?:the|strong|state-of-the-art|previous|prior|best|existing|"
+    r"exceed\w*|improv\w* (?:up)?on|boosts?|boosted|improves)\s+"
+    r"(?:(?:the|strong|state-of-the-art|previous|prior|best|existing|"
     r"baseline|vanilla|standard|original|leading|competing|models?|methods?|like|such as|including|e\.g\.,?)"
     r"[\s,]+)*$",
     re.I,
 )
+_IMPROVEMENT = (
+    r"(?:improvements?|improved|improving|gains?|increases?|increased|boosts?|boosted|reductions?|reduced|"
+    r"decreases?|decreased|drops?|jumps?|increments?|enhancements?|uplifts?|lifts?)"
+)
+# "2.69% relative accuracy improvement": an improvement word right after the metric that follows the value
+_DELTA_AFTER_METRIC = re.compile(r"^\s*(?:score|rate)?\s*(?:\)\s*)?" + _IMPROVEMENT + r"\b", re.I)
+# "an increase in accuracy of 0.54%", "improved the F1 score by 2.1": the improvement word before the metric
+_DELTA_BEFORE_METRIC = re.compile(
+    _IMPROVEMENT + r"\s+(?:in|of|on|to)\s+(?:the\s+|its\s+|their\s+)?(?:\w+\s+)?$", re.I
+)
+_METRIC_TO_VALUE = re.compile(
+    r"^\s*(?:score\s+|rate\s+)?(?:of|by|:|=|\()\s*(?:up to\s+|about\s+|nearly\s+|around\s+|over\s+)?$", re.I
+)
+# "a +1.3 increase", "a 2.69% relative improvement": a value written as the size of an improvement
+_DELTA_NOUN_AFTER = re.compile(r"^\s*(?:\)\s*)?(?:absolute\s+|relative\s+)?" + _IMPROVEMENT + r"\b", re.I)
+# "SimMatch boosts FixMatch by 10% (14%)": a value in parentheses after another restates it
+_PAREN_GAP = re.compile(r"^\s*\($")
 _AVERAGE = re.compile(r"\b(?:average|averaged|on average|across|mean)\b", re.I)
 _OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this framework)\b", re.I)
 
@@ -518,6 +537,113 @@ def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None
     return props[0] if props else None
 
 
+def _improvement(text: str, off: int, end: int, group: list[_Value], metric: _Span) -> bool:
+    """Whether the words around values and their metric state an improvement, not a score: "by 3%", "3%
+    higher", "a 2.69% relative accuracy improvement", "an increase in accuracy of 0.54%"."""
+    if _DELTA_AFTER.match(text[group[-1].end : end]) or _DELTA_BEFORE.search(text[off : group[0].start]):
+        return True
+    if metric.start >= group[-1].end:
+        return bool(
+            _AFTER_GAP.match(text[group[-1].end : metric.start])
+            and _DELTA_AFTER_METRIC.match(text[metric.end : end])
+        )
+    if metric.end <= group[0].start:
+        return bool(
+            _METRIC_TO_VALUE.match(text[metric.end : group[0].start])
+            and _DELTA_BEFORE_METRIC.search(text[max(off, metric.start - 60) : metric.start])
+        )
+    return False
+
+
+# A model or variant name as papers write it: "UniNet-B5", "DaViT-Giant", "ViT-L/16", "Llama-2-70B"
+_VARIANT = re.compile(
+    r"(?<![\w-])[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9.]*[A-Za-z0-9])+(?![\w-])"
+)
+_NAME_LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|/\s*)$")
+# the verb that makes a name the subject of a stated result
+_RESULT_VERB = re.compile(
+    r"^\s*(?:\([^()]{0,40}\)\s*)?(?:,[^,]{0,40},\s*)?(?:also\s+|still\s+|further\s+|even\s+|only\s+)?"
+    r"(?:achieves|achieved|obtains|obtained|reaches|reached|attains|attained|gets|sets|yields|scores|scored|"
+    r"records|delivers|establishes|hits|improves|improved|boosts|boosted|outperforms|outperformed|surpasses|"
+    r"surpassed|exceeds|exceeded|beats|has|is|ranks|shows|demonstrates|reports)\b"
+)
+
+
+# a method name in subject position ("HANDLOOM demonstrates … 85% accuracy", "TriForce achieves"): camel case
+# or capitals, not a word that starts a sentence
+_NAMEWORD = re.compile(r"(?<![\w-])(?:[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z]{3,}[0-9]*)(?![\w-])")
+
+
+def _names_in(
+    ents: _Entities, text: str, off: int, end: int, *, subjects: bool = False
+) -> list[_Span]:
+    """Method and model mentions of a span of text, and variant names written as papers write them that the
+    pipeline did not read as another kind of entity ("UniNet-B5 achieves 84.9%")."""
+    spans = [*ents.within("Method", off, end), *ents.within("Model", off, end)]
+    other = [s for t in ("Dataset", "Metric") for s in ents.within(t, off, end)]
+    found = list(_VARIANT.finditer(text, off, end))
+    if subjects:
+        found += [m for m in _NAMEWORD.finditer(text, off, end) if _RESULT_VERB.match(text[m.end() : end])]
+    for m in found:
+        s, e = m.start(), m.end()
+        if any(x.start < e and s < x.end for x in [*spans, *other]):
+            continue
+        key = match_key(m.group())
+        if any((t, key) in ents.by_key for t in ("Dataset", "Metric", "Task")):
+            continue
+        if re.match(
+            r"(?i)top-\d|\w+-(?:based|level|wise|scale|shot|free|aware|like|style|generated|trained|tuned)$",
+            m.group(),
+        ):
+            continue
+        spans.append(_Span(s, e, ents.by_key.get(("Model", key)) or EntityRef("Model", m.group())))
+    spans.sort(key=lambda x: (x.start, -x.end))
+    out: list[_Span] = []
+    for x in spans:
+        if not out or x.start >= out[-1].end:
+            out.append(x)
+    return out
+
+
+def _subject(ents: _Entities, text: str, off: int, v: _Value, tied: list[_Value]) -> EntityRef | None:
+    """The model or variant a value's clause is about: a name right before a result verb ("UniNet-B5
+    achieves 84.9%", "SimMatch boosts FixMatch by 10%"), with no other stated value between them."""
+    best: EntityRef | None = None
+    for s in _names_in(ents, text, off, v.start, subjects=True):
+        if not _RESULT_VERB.match(text[s.end : v.start]):
+            continue
+        if _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start]) or _CLAUSE_BREAK.search(
+            text[s.end : v.start]
+        ):
+            continue
+        if any(s.end <= o.start < v.start for o in tied):
+            continue
+        best = s.ref
+    return best
+
+
+def _respective(
+    ents: _Entities, text: str, off: int, group: list[_Value], resp_at: int, n: int
+) -> tuple[list[EntityRef], list[EntityRef]]:
+    """The models a "respectively" group of `n` values belongs to and the baselines it is compared with, one
+    per value in order, when the sentence lists exactly `n` of them ("DaViT-Tiny, DaViT-Small and DaViT-Base
+    achieve 82.8%, 84.2% and 84.6%"; "outperforming EfficientNet-B7 and BoTNet-T7 with 44% and 55% fewer
+    FLOPs, respectively"); empty lists otherwise."""
+    runs: list[tuple[bool, list[_Span]]] = []
+    for s in _names_in(ents, text, off, resp_at if resp_at > 0 else group[-1].end):
+        prev = runs[-1][1][-1] if runs else None
+        if prev is not None and _NAME_LIST_SEP.match(text[prev.end : s.start]):
+            runs[-1][1].append(s)
+            continue
+        runs.append((bool(_BASELINE_CUE.search(text[max(off, s.start - 60) : s.start])), [s]))
+    own = [r for b, r in runs if not b and len(r) == n and r[-1].end <= group[0].start]
+    base = [r for b, r in runs if b and len(r) == n]
+    return (
+        [s.ref for s in own[-1]] if own else [],
+        [s.ref for s in base[0]] if len(base) == 1 else [],
+    )
+
+
 def _baseline(
     ents: _Entities,
     text: str,
@@ -575,6 +701,15 @@ def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     out: list[list[_Value]] = []
     for v in values:
         gap = text[out[-1][-1].end : v.start] if out else ""
+        if (
+            out
+            and out[-1][-1].unit == v.unit
+            and _PAREN_GAP.match(gap)
+            and text[v.end : v.end + 1] == ")"
+            and v.from_start is None
+        ):
+            out[-1].append(v)  # "boosts FixMatch by 10% (14%)": the same gain, restated
+            continue
         if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(gap) and (gap.strip() or v.unit):
             if not gap.strip() and "respectively" not in text[v.end : v.end + 200]:
                 out[-1][-1] = v  # "reduces about 40% 60% FLOPs": a range whose dash was lost, its upper bound
@@ -640,6 +775,10 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
             ms_distinct = list(
                 dict.fromkeys(m.ref for m in metrics if group[-1].end < m.start and m.end <= resp_at)
             )
+            own_list: list[EntityRef] = []
+            base_list: list[EntityRef] = []
+            if respectively and len(group) > 1:
+                own_list, base_list = _respective(ents, text, off, group, resp_at, len(group))
             for i, v in enumerate(group):
                 v_metric = metric.ref
                 if respectively and len(group) > 1 and len(ms_distinct) == len(group):
@@ -655,10 +794,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     if dataset is None and len(only) == 1 and not _AVERAGE.search(sent):
                         dataset = only[0]  # the one dataset the sentence names
                 kind = v.kind
-                if kind == "absolute" and (
-                    _DELTA_AFTER.match(text[group[-1].end : end])
-                    or _DELTA_BEFORE.search(text[off : group[0].start])
-                ):
+                if kind == "absolute" and _improvement(text, off, end, group, metric):
                     kind = "delta"
                 if (
                     kind == "absolute"
@@ -666,8 +802,14 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     and text[max(off, v.start - 6) : v.start].lower().strip().endswith("by")
                 ):
                     kind = "delta"
-                method = _method(ents, text, v, off)
-                baseline = _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+                method = own_list[i] if own_list else _subject(ents, text, off, v, tied) or _method(
+                    ents, text, v, off
+                )
+                baseline = (
+                    base_list[i]
+                    if base_list
+                    else _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+                )
                 conf = 0.85 if tight else 0.7
                 if dataset is not None:
                     conf += 0.05
