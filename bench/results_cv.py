@@ -217,6 +217,16 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
                 if p["kind"] != g["kind"]:
                     lines.append(f"- kind `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
                                  f"{p['kind']} for {g['kind']}")
+    # precision by the extractor's confidence (pooled): what the leaderboards' LOW_CONFIDENCE rests on
+    by_conf: dict[str, list[int]] = {}
+    for _name, _key, paper, golds in gold:
+        pr = preds.get(paper.id, [])
+        hit = {pi for _, pi in _pair(pr, golds, matches)}
+        for pi, p in enumerate(pr):
+            band = f"{p['kind']} {float(p['confidence']):.2f}"
+            by_conf.setdefault(band, [0, 0])
+            by_conf[band][0] += pi in hit
+            by_conf[band][1] += 1
     pooled: dict[str, int] = {}
     for c in per_fold.values():
         pooled = _add(pooled, c)
@@ -237,6 +247,10 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
         "pooled": figures(pooled),
         "folds": fold_figs,
         "sets": {k: figures(v) for k, v in per_set.items()},
+        "precision_by_confidence": {
+            k: {"right": a, "predicted": b, "precision": _ratio(a, b)}
+            for k, (a, b) in sorted(by_conf.items())
+        },
     }
     old: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
     old.setdefault("runs", {})[label] = report
@@ -263,6 +277,8 @@ def _print(report: dict[str, Any]) -> None:
           f"R {p['recall_abs']} "
           f"| absolute that are gold improvements {p['abs_that_are_improvements']} | method "
           f"{p['method_right']}/{p['method_judged']}")
+    for band, c in report["precision_by_confidence"].items():
+        print(f"  confidence {band}: {c['right']}/{c['predicted']} right (precision {c['precision']})")
     for name, f in report["sets"].items():
         print(f"  {name:13} P {f['precision']} R {f['recall']} | abs P {f['precision_abs']} "
               f"R {f['recall_abs']}"
