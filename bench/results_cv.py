@@ -203,19 +203,19 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
             used = {pi for _, pi in pairs}
             for gi, g in enumerate(golds):
                 if gi not in got:
-                    lines.append(f"- miss `{paper.id}` {g['kind']} {g['value']}{g['unit']} {g['metric']} "
+                    lines.append(f"- miss [f{fold}] `{paper.id}` {g['kind']} {g['value']}{g['unit']} {g['metric']} "
                                  f"on {g['dataset']} ({g.get('method')})")
             for pi, p in enumerate(pr):
                 if pi not in used:
-                    lines.append(f"- false `{paper.id}` {p['kind']} {p['value']}{p['unit']} {p['metric']} "
+                    lines.append(f"- false [f{fold}] `{paper.id}` {p['kind']} {p['value']}{p['unit']} {p['metric']} "
                                  f"on {p['dataset']} ({p['method']}) — “{p['evidence'][:200]}”")
             for gi, pi in pairs:
                 g, p = golds[gi], pr[pi]
                 if g.get("method") and not method_matches(p.get("method"), g["method"], props):
-                    lines.append(f"- method `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
+                    lines.append(f"- method [f{fold}] `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
                                  f"{p['method']!r} for {g['method']!r}")
                 if p["kind"] != g["kind"]:
-                    lines.append(f"- kind `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
+                    lines.append(f"- kind [f{fold}] `{paper.id}` {p['value']}{p['unit']} {p['metric']}: "
                                  f"{p['kind']} for {g['kind']}")
     # precision by the extractor's confidence (pooled): what the leaderboards' LOW_CONFIDENCE rests on
     by_conf: dict[str, list[int]] = {}

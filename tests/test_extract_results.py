@@ -374,3 +374,52 @@ def test_variant_subject_is_credited_and_baselines_pair_respectively(extractor: 
         (44, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "EfficientNet-B7"),
         (55, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "BoTNet-T7"),
     ]
+
+
+def test_an_improvement_with_no_measure_named_is_a_performance_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose PolyGuard, a multilingual safety classifier. Through extensive evaluations across multiple "
+        "safety and toxicity benchmarks, we demonstrate that PolyGuard outperforms existing state-of-the-art "
+        "open-weight and commercial safety classifiers by 5.5%.",
+        title="PolyGuard: multilingual safety moderation",
+    )
+    assert [(r["value"], r["unit"], r["kind"], r["metric"], r["method"], r["confidence"]) for r in rs] == [
+        (5.5, "%", "delta", "performance", "PolyGuard", 0.7)
+    ]
+    # a measure named after the value, even one nobody lists, is not "performance"
+    assert results(extractor, "CoARL shows an average improvement of 3 points in intent-conformity.") == []
+
+
+def test_parallel_gains_and_colon_decimals_and_enumerators(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "Extensive experimental results show that our approach can lead to 2.3 mAP and 7.0 mAP improvements "
+        "on the KITTI and nuScenes datasets respectively.",
+    )
+    assert [(r["value"], r["kind"], r["metric"]) for r in rs] == [
+        (2.3, "delta", "mean average precision"),
+        (7, "delta", "mean average precision"),
+    ]
+    rs = results(
+        extractor, "Based on VGG16, it achieves an F-measure of 84:3% on ICDAR2015 and 81:5% on MSRA-TD500."
+    )
+    assert [(r["value"], r["metric"], r["dataset"]) for r in rs] == [
+        (84.3, "F1 score", "ICDAR2015"),
+        (81.5, "F1 score", "MSRA-TD500"),
+    ]
+    assert results(
+        extractor,
+        "Overall we found that 1) expanding language coverage proves to be beneficial; 2) accuracy often "
+        "improves if the test language appears in the instruction mixture.",
+    ) == []
+
+
+def test_at_k_measures_are_metrics(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "ReasonIR-8B achieves a new state-of-the-art of 29.9 nDCG@10 on BRIGHT, a widely-used "
+        "reasoning-intensive information retrieval benchmark.",
+        title="ReasonIR: training retrievers for reasoning tasks",
+    )
+    assert rows(rs) == [(29.9, "", "absolute", "nDCG@10", "BRIGHT", "ReasonIR-8B", None)]

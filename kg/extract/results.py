@@ -163,6 +163,9 @@ _EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"perplexity", "perplexity"),
     )
 )
+_AT_K = re.compile(
+    r"(?<![\w@-])(?:nDCG|NDCG|Recall|R|Hits?|HR|P|Precision|MRR|mAP|AP|Acc|Success)@\d+(?![\w@])"
+)
 _EXTRA_ANY = re.compile("|".join(rf"(?:{p.pattern})" for p, _ in _EXTRA_METRICS))
 
 
@@ -221,8 +224,12 @@ def _number(raw: str) -> float | None:
         return None
 
 
+_COLON_DECIMAL = re.compile(r"(?<=\b\d\d):(?=\d{1,2}\s?%)")
+
+
 def _values(text: str, off: int) -> list[_Value]:
     """Candidate values of one sentence (doc offsets), "from A to B" as one value B."""
+    text = _COLON_DECIMAL.sub(".", text)  # "an F-measure of 84:3%": a decimal point typed as a colon
     out: list[_Value] = []
     taken: list[tuple[int, int]] = []
     for m in _FROM_TO.finditer(text):
@@ -270,6 +277,13 @@ def _values(text: str, off: int) -> list[_Value]:
             or re.search(r"[<>≤≥]\s*$", text[max(0, m.start() - 3) : m.start()])
         ):
             continue  # "(1)" enumerates, "ε > 0" bounds: no scores
+        if (
+            not unit_raw
+            and "." not in num
+            and text[m.end() : m.end() + 1] == ")"
+            and "(" not in text[max(0, m.start() - 15) : m.start()]
+        ):
+            continue  # "we found that 1) … 2) accuracy often …": an enumerator
         v = _number(num)
         if v is None:
             continue
@@ -351,6 +365,9 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
         word = m.group()
         name = next(n for p, n in _EXTRA_METRICS if p.fullmatch(word))
         found.append(_Span(s, e, EntityRef("Metric", name)))
+    for m in _AT_K.finditer(text, off, end):  # "29.9 nDCG@10", "Recall@2 of 30.5"
+        if not any(f.start < m.end() and m.start() < f.end for f in found):
+            found.append(_Span(m.start(), m.end(), EntityRef("Metric", m.group())))
     found.sort(key=lambda s: s.start)
     return found
 
@@ -543,9 +560,15 @@ def _improvement(text: str, off: int, end: int, group: list[_Value], metric: _Sp
     if _DELTA_AFTER.match(text[group[-1].end : end]) or _DELTA_BEFORE.search(text[off : group[0].start]):
         return True
     if metric.start >= group[-1].end:
+        # "2.3 mAP and 7.0 mAP improvements": the improvement word after a parallel value of the metric
+        same = re.escape(text[metric.start : metric.end])
+        parallel = re.match(
+            r"\s*(?:,\s*(?:and\s+)?|and\s+)[+]?\d+(?:\.\d+)?\s?%?\s*" + same, text[metric.end : end]
+        )
+        after = metric.end + (parallel.end() if parallel else 0)
         return bool(
             _AFTER_GAP.match(text[group[-1].end : metric.start])
-            and _DELTA_AFTER_METRIC.match(text[metric.end : end])
+            and _DELTA_AFTER_METRIC.match(text[after:end])
         )
     if metric.end <= group[0].start:
         return bool(
@@ -740,7 +763,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
         if ents is None:
             ents = _Entities(doc)
         metrics = _metrics_in(ents, text, off, end)
-        if not metrics:
+        if not metrics and not _GAIN_CUE.search(sent):
             continue
         datasets = _datasets_in(ents, text, off, end)
         respectively = "respectively" in sent
@@ -836,6 +859,87 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                         "rule": "result-" + ("tight" if tight else "near"),
                     }
                 )
+        out.extend(_performance_gains(ents, text, off, end, values, tied, datasets, only, splits))
+    return out
+
+
+_GAIN_CUE = re.compile(r"\b(?:outperform|surpass|improv|boost|exceed|beat|gain|increas)", re.I)
+# "outperforms X by 5.5%", "improves the SOTA … by 4.3%": an improvement whose measure is not named
+_GAIN_BY = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|improv\w*|boost\w*|exceed\w*|beat\w*)\b[^;:]{0,90}?\bby\s+"
+    r"(?:up to\s+|about\s+|over\s+|nearly\s+|at least\s+|around\s+|roughly\s+|an average of\s+|"
+    r"an absolute\s+|a relative\s+|a margin of\s+|[~∼≈]\s*)?$",
+    re.I,
+)
+# "an average improvement of 5.7%", "gains of up to 15%"
+_GAIN_OF = re.compile(
+    r"\b(?:improvements?|gains?|increases?|boosts?)\s+of\s+(?:up to\s+|about\s+|over\s+|nearly\s+|"
+    r"around\s+|roughly\s+|at least\s+|[~∼≈]\s*)?$",
+    re.I,
+)
+# "a 5.6% improvement on WebArena", "5.25% absolute improvement over SPQR"
+_GAIN_AFTER = re.compile(
+    r"^\s*(?:absolute\s+|relative\s+|average\s+|overall\s+|performance\s+)?(?:improvements?|gains?|boosts?)\b"
+    r"(?!\s+(?:in|on)\s+(?:the\s+)?(?:number|amount|size|speed|time|cost|memory|efficiency)\b)",
+    re.I,
+)
+
+
+_MEASURE_NAMED = re.compile(
+    r"^\s*(?:(?:absolute|relative|average)\s+)?(?:(?:improvements?|gains?|increases?)\s+)?in\s+(?!total\b|all\b)",
+    re.I,
+)
+
+
+def _performance_gains(
+    ents: _Entities,
+    text: str,
+    off: int,
+    end: int,
+    values: list[_Value],
+    tied: list[_Value],
+    datasets: list[_Span],
+    only: list[EntityRef],
+    splits: dict[EntityRef, str],
+) -> list[dict[str, Any]]:
+    """Improvements stated without a named measure ("outperforms the baseline by 5.5%", "an average
+    improvement of 5.7% over the previous state of the art"): deltas of "performance", never absolute
+    scores (so never ranked), at a lower confidence than a value beside its metric."""
+    out: list[dict[str, Any]] = []
+    for v in values:
+        if v in tied or v.unit not in ("%", "points") or v.from_start is not None:
+            continue
+        before, after = text[max(off, v.start - 140) : v.start], text[v.end : end]
+        if not (_GAIN_BY.search(before) or _GAIN_OF.search(before) or _GAIN_AFTER.match(after)):
+            continue
+        if re.match(r"\s*(?:of|in)\s+(?:the\s+)?(?:cases|time|samples|data|parameters|tokens)\b", after):
+            continue
+        if _MEASURE_NAMED.match(after) or "in terms of" in after[:80]:
+            continue  # "a gain of 4 points in MAP": a measure is named, only not one we know
+        others = [o for o in values if o is not v]
+        anchor = _Span(v.start, v.end, EntityRef("Metric", "performance"))
+        dataset = _nearest_dataset(text, datasets, v, anchor, others, off, end)
+        if dataset is None and len(only) == 1 and not _AVERAGE.search(text[off:end]):
+            dataset = only[0]
+        method = _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
+        baseline = _baseline(ents, text, v, others, (off, end), method, False)
+        out.append(
+            {
+                "value": -v.value if v.value < 0 else v.value,
+                "unit": v.unit,
+                "kind": "delta",
+                "metric": ["Metric", "performance", None],
+                "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
+                "split": None if dataset is None else splits.get(dataset),
+                "method": None if method is None else [method.type, method.name, method.kind],
+                "baseline": None if baseline is None else [baseline.type, baseline.name, baseline.kind],
+                "start": v.start,
+                "end": v.end,
+                "sentence": [off, end],
+                "confidence": 0.7,
+                "rule": "result-performance",
+            }
+        )
     return out
 
 
