@@ -379,9 +379,9 @@ def test_variant_subject_is_credited_and_baselines_pair_respectively(extractor: 
 def test_an_improvement_with_no_measure_named_is_a_performance_delta(extractor: Extractor) -> None:
     rs = results(
         extractor,
-        "We propose PolyGuard, a multilingual safety classifier. Through extensive evaluations across multiple "
-        "safety and toxicity benchmarks, we demonstrate that PolyGuard outperforms existing state-of-the-art "
-        "open-weight and commercial safety classifiers by 5.5%.",
+        "We propose PolyGuard, a multilingual safety classifier. Through extensive evaluations across "
+        "multiple safety and toxicity benchmarks, we demonstrate that PolyGuard outperforms existing "
+        "state-of-the-art open-weight and commercial safety classifiers by 5.5%.",
         title="PolyGuard: multilingual safety moderation",
     )
     assert [(r["value"], r["unit"], r["kind"], r["metric"], r["method"], r["confidence"]) for r in rs] == [
