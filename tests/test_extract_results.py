@@ -423,3 +423,13 @@ def test_at_k_measures_are_metrics(extractor: Extractor) -> None:
         title="ReasonIR: training retrievers for reasoning tasks",
     )
     assert rows(rs) == [(29.9, "", "absolute", "nDCG@10", "BRIGHT", "ReasonIR-8B", None)]
+
+
+def test_a_backbone_or_an_adjective_is_not_the_rows_method(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose ZetaText, a scene text detector. Based on VGG16, it achieves an F-measure of 84.3% on "
+        "ICDAR2015.",
+        title="ZetaText: arbitrary-shaped scene text detection",
+    )
+    assert [(r["value"], r["method"]) for r in rs] == [(84.3, "ZetaText")]

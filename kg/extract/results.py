@@ -533,6 +533,16 @@ def _nearest_dataset(
     return None
 
 
+# "Based on VGG16, it achieves …", "speedups for Llama2-7B": what the method is built on or applied to
+_BACKBONE_CUE = re.compile(
+    r"\b(?:based on|built (?:up)?on|on top of|using|with|for|of|to|from|applied to|backbones? (?:of|like))\s+"
+    r"(?:the\s+|a\s+|an\s+)?$",
+    re.I,
+)
+# "Cookbook-generated data", "BERT-based models": a name used as an adjective
+_ADJECTIVAL = re.compile(r"^[^\s]*-(?:generated|based|style|like|trained|tuned|guided|driven)\b")
+
+
 def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None:
     """The paper's method or model the value belongs to: a model or method named before it in the sentence
     (not after a comparison cue), the paper's proposal when the sentence speaks of it or of "we/our"."""
@@ -543,6 +553,8 @@ def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None
         for t in ("Method", "Model")
         for s in ents.within(t, off, v.start)
         if not _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start])
+        and not _BACKBONE_CUE.search(text[max(off, s.start - 40) : s.start])
+        and not _ADJECTIVAL.search(text[s.start : s.end + 12])
     ]
     named.sort(key=lambda s: s.start)
     if any(s.ref in props for s in named):
