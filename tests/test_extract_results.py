@@ -433,3 +433,48 @@ def test_a_backbone_or_an_adjective_is_not_the_rows_method(extractor: Extractor)
         title="ZetaText: arbitrary-shaped scene text detection",
     )
     assert [(r["value"], r["method"]) for r in rs] == [(84.3, "ZetaText")]
+
+
+def test_improvements_worded_loosely_are_never_scores(extractor: Extractor) -> None:
+    def kinds(text: str) -> list[tuple[float, str, str]]:
+        return [(r["value"], r["kind"], r["metric"]) for r in results(extractor, text)]
+
+    assert kinds(
+        "Experiments show that our method surpasses existing methods over 30% in accuracy on CIFAR-10."
+    ) == [(30, "delta", "accuracy")]
+    assert kinds("We find accuracy drops of 3% - 15% on CIFAR-10.") == [(15, "delta", "accuracy")]
+    assert kinds("Our approach achieves improvements of 4.0 accuracy points on CIFAR-10.") == [
+        (4, "delta", "accuracy")
+    ]
+    assert kinds(
+        "PFPNet increases the performance of the single-shot multi-box detector (SSD) by mAP of 6.4% AP and "
+        "especially, 7.8% AP_small on the MS-COCO dataset."
+    ) == [(6.4, "delta", "average precision"), (7.8, "delta", "average precision")]
+    assert kinds("Our method improves state-of-the-art SSOD performance by 1-2% AP on COCO.") == [
+        (2, "delta", "average precision")
+    ]
+    assert kinds(
+        "Our method outperforms the state-of-the-art methods by, on average 23.97% and 9.31% mean average "
+        "precision (mAP) points on MS-COCO, respectively."
+    ) == [(23.97, "delta", "mean average precision"), (9.31, "delta", "mean average precision")]
+    assert kinds("It shows a reduction in performance decline from 1.5 mAP to 0.3 mAP on COCO.") == [
+        (0.3, "delta", "mean average precision")
+    ]
+
+
+def test_datasets_of_parenthesised_values_and_of_respectively_lists(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "Our models achieve state-of-the-art accuracy on datasets such as Stanford Cars (96.0%), CIFAR-10 "
+        "(99.0%) and CIFAR-100 (91.5%).",
+    )
+    assert [(r["value"], r["dataset"]) for r in rs] == [
+        (96, "Stanford Cars"),
+        (99, "CIFAR-10"),
+        (91.5, "CIFAR-100"),
+    ]
+    rs = results(
+        extractor,
+        "Our method achieves mAPs of 85.2%, 96.0%, and 95.5% on MS-COCO, VOC2007, and VOC2012, respectively.",
+    )
+    assert [(r["value"], r["dataset"]) for r in rs] == [(85.2, "COCO"), (96, None), (95.5, None)]

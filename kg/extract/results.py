@@ -39,7 +39,7 @@ _VALUE = re.compile(
 )
 # "from 2.10 to 1.58", "2.10 → 1.58"
 _FROM_TO = re.compile(
-    r"\bfrom\s+(?P<a>" + _NUM + r")\s*(?:%|points?|dB)?\s+to\s+(?P<b>" + _NUM + r")"
+    r"\bfrom\s+(?P<a>" + _NUM + r")\s*(?:%|points?|dB|[A-Za-z][\w@-]{0,11})?\s+to\s+(?P<b>" + _NUM + r")"
     r"|(?<![\w.])(?P<a2>" + _NUM + r")\s*(?:%|dB)?\s*(?:→|->|⟶)\s*(?P<b2>" + _NUM + ")"
 )
 _UNITS = r"%|percent|pp|points?|dB|[×x](?![\w×])|times\b|-?fold\b"
@@ -509,6 +509,9 @@ def _nearest_dataset(
 ) -> EntityRef | None:
     """The dataset a value was measured on: named after it in its clause ("on X"), else before it; never
     across another value."""
+    paren = [d for d in datasets if d.end <= v.start and re.fullmatch(r"\s*\(\s*", text[d.end : v.start])]
+    if paren:
+        return paren[-1].ref  # "Stanford Cars (96.0%), CIFAR-10 (99.0%)"
     lo, hi = min(v.start, metric.start), max(v.end, metric.end)
     after = [
         d
@@ -566,12 +569,59 @@ def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None
     return props[0] if props else None
 
 
+# "surpassing existing methods over 30%", "outperform … by, on average 23.97%", "by mAP of 6.4%"
+_DELTA_BEFORE_LOOSE = re.compile(
+    r"(?:\b(?:outperform\w*|surpass\w*|exceed\w*|beat\w*|improv\w*|increas\w*|boost\w*)\s+(?:[^\s.;]+\s+){0,5}"
+    r"(?:by|over)|\bby)[\s,]+(?:(?:on average|an average of|up to|about|nearly|over|at least|roughly|mAP|"
+    r"[\w-]+\s+of|of)[\s,]+)*$",
+    re.I,
+)
+# "a reduction in performance decline from 1.5 mAP to 0.3 mAP": the values of a decline are deltas
+_DECLINE = re.compile(r"\b(?:declines?|drops?|degradation|gaps?|loss(?:es)?)\s+(?:\w+\s+){0,2}$", re.I)
+_POINTS_AFTER = re.compile(r"^\s*(?:\([^()]{1,20}\)\s*)?points?\b", re.I)
+
+
+_AND_THEN = re.compile(
+    r"^\s*(?:[^\s,;]+\s*)?(?:,\s*)?and\s+(?:especially|also|even|in particular)?,?\s*$", re.I
+)
+_NAME = r"[A-Z][\w.+-]*(?:\s[A-Z0-9][\w.+-]*)?"
+
+
+def _listed_at(text: str, datasets: list[_Span], lo: int, hi: int, n: int) -> int | None:
+    """Where the dataset read lies in a list of exactly `n` names between `lo` and `hi`, if there is one."""
+    if hi <= lo:
+        return None
+    sep = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+    end = r"(?!\w|\s*,?\s*(?:and\s+)?[A-Z])"
+    m = re.search(rf"{_NAME}(?:{sep}{_NAME}){{{n - 1}}}{end}", text[lo:hi])
+    if m is None:
+        return None
+    names = [x for x in re.finditer(_NAME, m.group())]
+    if len(names) != n:
+        return None
+    for d in datasets:
+        for k, x in enumerate(names):
+            if lo + m.start() + x.start() <= d.start < lo + m.start() + x.end():
+                return k
+    return None
+
+
 def _improvement(text: str, off: int, end: int, group: list[_Value], metric: _Span) -> bool:
     """Whether the words around values and their metric state an improvement, not a score: "by 3%", "3%
     higher", "a 2.69% relative accuracy improvement", "an increase in accuracy of 0.54%"."""
-    if _DELTA_AFTER.match(text[group[-1].end : end]) or _DELTA_BEFORE.search(text[off : group[0].start]):
+    first = group[0]
+    # a range "1-2%" or "from 1.5 mAP to 0.3 mAP" is read from where it starts
+    start = first.from_start if first.from_start is not None else first.start
+    from_to = text[start : start + 4].lower() == "from"
+    before = text[off : first.start if from_to else start]
+    if _DELTA_AFTER.match(text[group[-1].end : end]) or _DELTA_BEFORE.search(before):
+        return True
+    if _DELTA_BEFORE_LOOSE.search(before) or (from_to and _DECLINE.search(text[off:start])):
         return True
     if metric.start >= group[-1].end:
+        gap = text[group[-1].end : metric.start]
+        if _POINTS_AFTER.match(text[metric.end : end]) and _AFTER_GAP.match(gap):
+            return True  # "4.0 accuracy points", "9.31% mean average precision (mAP) points"
         # "2.3 mAP and 7.0 mAP improvements": the improvement word after a parallel value of the metric
         same = re.escape(text[metric.start : metric.end])
         parallel = re.match(
@@ -795,6 +845,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
         tied = [v for group, _, _ in ties for v in group]
         only = list(dict.fromkeys(d.ref for d in datasets))
         splits = _splits(text, datasets)
+        last_delta: int | None = None
         for group, metric, tight in ties:
             others = [o for o in tied if o not in group]
             resp_at = text.find("respectively", group[-1].end, end) if respectively else -1
@@ -821,7 +872,10 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                 if respectively and len(group) > 1 and len(ds_distinct) == len(group):
                     dataset: EntityRef | None = ds_distinct[i]
                 elif respectively and len(group) > 1 and len(only) == 1:
-                    dataset = only[0]  # "72.4% and 72.3% on CIFAR100 for CNNs and RNNs, respectively"
+                    # "72.4% and 72.3% on CIFAR100 for CNNs and RNNs, respectively", unless the one dataset
+                    # read is one of a list of as many names ("on MS-COCO, VOC2007, and VOC2012")
+                    at = _listed_at(text, datasets, group[-1].end, resp_at, len(group))
+                    dataset = only[0] if at is None or at == i else None
                 elif respectively and len(group) > 1:
                     dataset = None  # "+23% +20% +26% … on A B C and D respectively" with a name not read
                 else:
@@ -831,6 +885,8 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                 kind = v.kind
                 if kind == "absolute" and _improvement(text, off, end, group, metric):
                     kind = "delta"
+                if kind == "absolute" and last_delta and _AND_THEN.match(text[last_delta : v.start]):
+                    kind = "delta"  # "by 6.4% AP and especially, 7.8% AP_small": the same gain goes on
                 if (
                     kind == "absolute"
                     and v.from_start is None
@@ -871,6 +927,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                         "rule": "result-" + ("tight" if tight else "near"),
                     }
                 )
+                last_delta = v.end if kind == "delta" else None
         out.extend(_performance_gains(ents, text, off, end, values, tied, datasets, only, splits))
     return out
 
