@@ -59,7 +59,16 @@ class ResultNode:
     start: int = strawberry.field(description="Offset of the value in the abstract.")
     end: int
     confidence: float
-    rank: int | None = strawberry.field(description="Place on the leaderboard (absolute results only).")
+    rank: int | None = strawberry.field(
+        description="Place on its board (absolute results only; equal values share a place)."
+    )
+    board: str | None = strawberry.field(
+        description='The board it is ranked on, one metric on one dataset and split ("top-1 accuracy · '
+        'ImageNet"); null for deltas, ratios and results that name no dataset.'
+    )
+    improvement: str | None = strawberry.field(
+        description='A delta or ratio in words ("+1.3 top-1 accuracy over FixMatch"); null when absolute.'
+    )
 
     @classmethod
     def of(cls, r: qr.ResultInfo) -> ResultNode:
@@ -68,6 +77,7 @@ class ResultNode:
         return from_record(
             cls, r, id=strawberry.ID(r.id), metric=metric, dataset=_entity(r.dataset),
             method=_entity(r.method), baseline=_entity(r.baseline), paper=_paper(r.paper),
+            improvement=qr.improvement_text(r) if r.improvement else None,
         )
 
 
@@ -77,15 +87,21 @@ class ResultPageInfo(PageInfo):
 
 
 @strawberry.type(
-    description="A leaderboard: absolute results best first by the metric's direction, then "
-    "deltas and factors, largest first."
+    description="A leaderboard: absolute results ranked per board (one metric on one dataset and split) best "
+    "first by the metric's direction, then deltas and ratios (improvements), largest first, unranked."
 )
 class ResultConnection(Connection[ResultNode]):
     page_info: ResultPageInfo
+    hidden_count: int = strawberry.field(
+        default=0,
+        description="Rows of lower confidence left out (includeLowConfidence: true shows them)."
+    )
 
     @classmethod
-    def of(cls, page: Page[qr.ResultInfo]) -> ResultConnection:
-        return cls.page(page, ResultNode.of, ResultPageInfo)
+    def of(cls, page: Page[qr.ResultInfo], hidden: int = 0) -> ResultConnection:
+        conn = cls.page(page, ResultNode.of, ResultPageInfo)
+        conn.hidden_count = hidden
+        return conn
 
 
 @strawberry.type(description="A metric reported on a dataset: how many results and papers.")
@@ -132,13 +148,27 @@ class ResultsQuery:
         task: str | None = None,
         first: int = 20,
         after: str | None = None,
+        section: Annotated[
+            str | None,
+            strawberry.argument(
+                description='"absolute" (the ranked results) or "improvement" (deltas, ratios); null: both.'
+            ),
+        ] = None,
+        include_low_confidence: Annotated[
+            bool, strawberry.argument(description="Also the rows of lower confidence (hidden by default).")
+        ] = False,
     ) -> ResultConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         if dataset is None and metric is None and task is None:
             raise PublicError("results needs at least one of dataset, metric, task")
-        page = await off_loop(qr.leaderboard, info.context.query, dataset, metric, task, first, after)
-        rows = await off_loop(qr.full, info.context.query, page.items)
-        return ResultConnection.of(replace(page, items=tuple(rows)))
+        if section is not None and section not in qr.SECTIONS:
+            raise PublicError(f"section must be one of {', '.join(qr.SECTIONS)}")
+        board = await off_loop(
+            qr.board, info.context.query, dataset, metric, task, first, after,
+            section=section, include_low=include_low_confidence,
+        )
+        rows = await off_loop(qr.full, info.context.query, board.page.items)
+        return ResultConnection.of(replace(board.page, items=tuple(rows)), board.hidden)
 
     @strawberry.field(description="Papers side by side: tasks, datasets, methods, models, metrics, results.")
     async def compare(self, info: ApiInfo, papers: list[strawberry.ID]) -> list[ComparedPaper]:

@@ -279,21 +279,25 @@ ACC = EntityRef("Metric", "top-1 accuracy")
 
 
 def results_paper(
-    pid: str, name: str, rows: list[tuple[float, str, EntityRef]], title: str, task: str | None = None,
+    pid: str, name: str, rows: list[tuple[Any, ...]], title: str, task: str | None = None,
     year: int | None = None,
 ) -> Extraction:
-    """A made-up paper of method `name` stating one absolute result on ImageNet per row (value, unit,
-    metric), each with its sentence as evidence; it proposes `name`, uses ImageNet, reports the first
-    row's metric and addresses `task` when given."""
-    sentences = [f"{name} reaches {v:g}{u} {m.name} on ImageNet." for v, u, m in rows]
+    """A made-up paper of method `name` stating one result on ImageNet per row (value, unit, metric, and
+    optionally kind, default "absolute", and confidence, default 0.9), each with its sentence as evidence;
+    it proposes `name`, uses ImageNet, reports the first row's metric and addresses `task` when given."""
+    full = [(*r, *("absolute", 0.9)[len(r) - 3 :]) for r in rows]
+    sentences = [
+        f"{name} reaches {'+' if k == 'delta' else ''}{v:g}{u} {m.name} on ImageNet."
+        for v, u, m, k, _ in full
+    ]
     abstract = " ".join(sentences)
     own = EntityRef("Method", name)
     results, at = [], 0
-    for (v, u, m), sent in zip(rows, sentences, strict=True):
-        mention = f"{v:g}{u}"
+    for (v, u, m, kind, conf), sent in zip(full, sentences, strict=True):
+        mention = f"{'+' if kind == 'delta' else ''}{v:g}{u}"
         s = abstract.index(sent, at) + len(name) + 9
-        ev = Evidence(sent, mention, s, s + len(mention), 0.9)
-        results.append(Result(v, u, "absolute", m, ev, dataset=IMAGENET, method=own))
+        ev = Evidence(sent, mention, s, s + len(mention), conf)
+        results.append(Result(v, u, kind, m, ev, dataset=IMAGENET, method=own))
         at = s
     ev = Evidence(abstract, name, 0, len(name), 0.9)
     links = [Link("proposes", own, ev), Link("usesDataset", IMAGENET, ev),

@@ -17,6 +17,10 @@ def server() -> Iterator[Server]:
         results_paper("x-1", "OmegaGAN", [(2.7, "", FID), (80.1, "%", ACC)], "OmegaGAN: a test"),
         results_paper("x-2", "SigmaGAN", [(1.9, "", FID)], "SigmaGAN: a test"),
         results_paper("x-3", "TauGAN", [(4.4, "", FID)], "TauGAN: a test"),
+        # a tie with OmegaGAN's 80.1%, and a gain tied loosely to its metric (lower confidence)
+        results_paper(
+            "x-4", "PhiNet", [(80.1, "%", ACC), (1.3, "points", ACC, "delta", 0.7)], "PhiNet: a test"
+        ),
     )
     yield from serve(store)
 
@@ -111,3 +115,38 @@ def test_bad_requests_are_clear_errors(server: Server) -> None:
     assert "at least one of dataset, metric, task" in body["errors"][0]["message"]
     body = post(server, BOARD, d="ImageNet", m=None, first=2, after="forged")
     assert body["errors"]
+
+
+SECTIONED = """query($m: String, $section: String, $low: Boolean!) {
+  results(dataset: "ImageNet", metric: $m, section: $section, includeLowConfidence: $low, first: 10) {
+    totalCount hiddenCount
+    edges { node { paper { id } value unit kind rank board improvement confidence } } } }"""
+
+
+def _rows(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (n["paper"]["id"], n["value"], n["kind"], n["rank"], n["board"], n["improvement"])
+        for n in (e["node"] for e in data["results"]["edges"])
+    ]
+
+
+def test_ties_share_a_rank_and_low_confidence_rows_are_hidden_and_counted(server: Server) -> None:
+    data = gql(server, SECTIONED, m="top-1 accuracy", section=None, low=False)
+    assert _rows(data) == [
+        ("x-1", 80.1, "absolute", 1, "top-1 accuracy · ImageNet", None),
+        ("x-4", 80.1, "absolute", 1, "top-1 accuracy · ImageNet", None),
+    ]
+    assert (data["results"]["totalCount"], data["results"]["hiddenCount"]) == (2, 1)
+    data = gql(server, SECTIONED, m="top-1 accuracy", section=None, low=True)
+    assert _rows(data)[2:] == [("x-4", 1.3, "delta", None, None, "+1.3 points top-1 accuracy")]
+    assert data["results"]["hiddenCount"] == 0
+
+
+def test_improvements_are_a_section_of_their_own_never_ranked(server: Server) -> None:
+    data = gql(server, SECTIONED, m=None, section="improvement", low=True)
+    assert _rows(data) == [("x-4", 1.3, "delta", None, None, "+1.3 points top-1 accuracy")]
+    ranked = gql(server, SECTIONED, m=None, section="absolute", low=True)
+    assert {n["node"]["kind"] for n in ranked["results"]["edges"]} == {"absolute"}
+    assert all(n["node"]["rank"] for n in ranked["results"]["edges"])
+    body = post(server, SECTIONED, m=None, section="scores", low=False)
+    assert "section must be one of absolute, improvement" in body["errors"][0]["message"]

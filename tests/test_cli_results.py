@@ -34,6 +34,12 @@ PAPERS = [
         "GammaGAN reduces FID from 3.1 to 1.9 on "
         "ImageNet and samples 4x faster than StyleGAN2.",
     },
+    {
+        "id": "r-delta",
+        "title": "DeltaNet: vision transformers with deltas",
+        "abstract": "We propose DeltaNet, a vision transformer. DeltaNet achieves 86.1% top-1 accuracy on "
+        "ImageNet. DeltaNet yields a 2.69% relative top-1 accuracy improvement on ImageNet over BetaNet.",
+    },
 ]
 
 
@@ -55,7 +61,15 @@ def test_leaderboard_json_sorted_by_direction(store: Path) -> None:
     acc = json.loads(
         kg("results", "ImageNet", "--metric", "top-1 accuracy", "--format", "json", "--store", store).stdout
     )
-    assert [(r["paper"], r["value"], r["rank"]) for r in acc] == [("r-beta", 86.1, 1), ("r-alpha", 84.3, 2)]
+    # a tie shares its rank; the improvement follows, unranked
+    assert [(r["paper"], r["value"], r["kind"], r["rank"]) for r in acc] == [
+        ("r-beta", 86.1, "absolute", 1),
+        ("r-delta", 86.1, "absolute", 1),
+        ("r-alpha", 84.3, "absolute", 3),
+        ("r-delta", 2.69, "delta", None),
+    ]
+    assert acc[0]["board"] == "top-1 accuracy · ImageNet" and acc[3]["board"] is None
+    assert acc[3]["improvement"] == "+2.69% top-1 accuracy over BetaNet" and acc[3]["method"] == "DeltaNet"
     assert acc[0]["higher_is_better"] is True and acc[0]["evidence"].startswith("BetaNet reaches 86.1%")
     fid = json.loads(
         kg("results", "imagenet", "--metric", "FID", "--format", "json", "--store", store).stdout
@@ -68,10 +82,11 @@ def test_leaderboard_csv_and_table(store: Path) -> None:
     rows = list(
         csv.DictReader(io.StringIO(kg("results", "ImageNet", "--format", "csv", "--store", store).stdout))
     )
-    assert {r["paper"] for r in rows} == {"r-alpha", "r-beta", "r-gamma"}
+    assert {r["paper"] for r in rows} == {"r-alpha", "r-beta", "r-gamma", "r-delta"}
     assert rows[0]["metric"] and rows[0]["evidence"]
     table = kg("results", "ImageNet", "--store", store).stdout
     assert "86.1%" in table and "top-1 accuracy" in table and "metrics:" in table
+    assert "improvements (not ranked)" in table and "4x speedup" in table
 
 
 def test_compare_json_and_table(store: Path) -> None:
@@ -89,6 +104,16 @@ def test_compare_json_and_table(store: Path) -> None:
         )
     )
     assert flat[1]["paper"] == "r-beta" and "86.1%" in flat[1]["results"]
+    flat = list(
+        csv.DictReader(
+            io.StringIO(kg("compare", "r-gamma", "r-delta", "--format", "csv", "--store", store).stdout)
+        )
+    )
+    # improvements apart from the results, in words
+    assert [(f["results"], f["improvements"]) for f in flat] == [
+        ("Frechet Inception Distance 1.9 on ImageNet", "4x speedup over StyleGAN2 on ImageNet"),
+        ("top-1 accuracy 86.1% on ImageNet", "+2.69% top-1 accuracy over BetaNet on ImageNet"),
+    ]
 
 
 def test_errors_are_one_line(store: Path) -> None:

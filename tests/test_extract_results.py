@@ -295,3 +295,186 @@ def test_a_percent_loosely_after_a_metric_that_names_its_own_noun_is_a_setting(e
 def test_a_factor_before_the_measure_it_multiplies_stays_a_result(extractor: Extractor) -> None:
     text = "ZetaNet gives a speedup of between 2.30 to 3.70 times the speed of the baseline."
     assert [(r["value"], r["metric"]) for r in results(extractor, text)] == [(3.7, "speedup")]
+
+
+# ---- issue 28: improvements read as improvements, "respectively" pairing, the row's model ----------------
+
+
+def rows(rs: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    keys = ("value", "unit", "kind", "metric", "dataset", "method", "baseline")
+    return [tuple(r[k] for k in keys) for r in rs]
+
+
+def test_glued_setting_noun_is_no_score(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We study sparse training of vision transformers. Our method achieves an +1.3 increase in Top-1 "
+        "accuracy over prior art at 90% ERKsparsity on ImageNet.",
+    )
+    assert rows(rs) == [(1.3, "", "delta", "top-1 accuracy", "ImageNet", "ZetaNet", None)]
+
+
+def test_restated_gain_in_parentheses_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose SimMatch for semi-supervised learning. On CIFAR-10 with 40 labels, SimMatch boosts "
+        "FixMatch by 10% (14%) in accuracy.",
+        title="SimMatch: semi-supervised learning",
+    )
+    assert [(r["value"], r["kind"], r["metric"], r["dataset"], r["method"]) for r in rs] == [
+        (10, "delta", "accuracy", "CIFAR-10", "SimMatch"),
+        (14, "delta", "accuracy", "CIFAR-10", "SimMatch"),
+    ]
+
+
+def test_relative_metric_improvement_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose ZetaAug, a data augmentation. ZetaAug yields a 2.69% relative accuracy improvement on "
+        "CIFAR-10 over the baseline.",
+        title="ZetaAug: augmentation for classification",
+    )
+    assert rows(rs) == [(2.69, "%", "delta", "accuracy", "CIFAR-10", "ZetaAug", None)]
+
+
+def test_increase_in_metric_of_value_is_a_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose EtaReg, a regulariser. EtaReg gives an increase in accuracy of 0.54% on CIFAR-10 "
+        "compared to dropout.",
+        title="EtaReg: a regulariser",
+    )
+    assert rows(rs) == [(0.54, "%", "delta", "accuracy", "CIFAR-10", "EtaReg", "dropout")]
+
+
+def test_respectively_pairs_values_with_variants_in_order(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose DaViT, a vision transformer with dual attention. DaViT-Tiny, DaViT-Small and DaViT-Base "
+        "achieve 82.8%, 84.2% and 84.6% top-1 accuracy on ImageNet-1K, respectively.",
+        title="DaViT: Dual Attention Vision Transformers",
+    )
+    assert [(r["value"], r["kind"], r["metric"], r["dataset"], r["method"]) for r in rs] == [
+        (82.8, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Tiny"),
+        (84.2, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Small"),
+        (84.6, "absolute", "top-1 accuracy", "ImageNet", "DaViT-Base"),
+    ]
+
+
+def test_variant_subject_is_credited_and_baselines_pair_respectively(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose UniNet, found by searching over convolution, transformer and MLP operators with DSMs. "
+        "UniNet-B5 achieves 84.9% top-1 accuracy on ImageNet, outperforming EfficientNet-B7 and BoTNet-T7 "
+        "with 44% and 55% fewer FLOPs respectively.",
+        title="UniNet: unified architecture search",
+    )
+    assert rows(rs) == [
+        (84.9, "%", "absolute", "top-1 accuracy", "ImageNet", "UniNet-B5", "EfficientNet-B7"),
+        (44, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "EfficientNet-B7"),
+        (55, "%", "delta", "FLOPs", "ImageNet", "UniNet-B5", "BoTNet-T7"),
+    ]
+
+
+def test_an_improvement_with_no_measure_named_is_a_performance_delta(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose PolyGuard, a multilingual safety classifier. Through extensive evaluations across "
+        "multiple safety and toxicity benchmarks, we demonstrate that PolyGuard outperforms existing "
+        "state-of-the-art open-weight and commercial safety classifiers by 5.5%.",
+        title="PolyGuard: multilingual safety moderation",
+    )
+    assert [(r["value"], r["unit"], r["kind"], r["metric"], r["method"], r["confidence"]) for r in rs] == [
+        (5.5, "%", "delta", "performance", "PolyGuard", 0.7)
+    ]
+    # a measure named after the value, even one nobody lists, is not "performance"
+    assert results(extractor, "CoARL shows an average improvement of 3 points in intent-conformity.") == []
+
+
+def test_parallel_gains_and_colon_decimals_and_enumerators(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "Extensive experimental results show that our approach can lead to 2.3 mAP and 7.0 mAP improvements "
+        "on the KITTI and nuScenes datasets respectively.",
+    )
+    assert [(r["value"], r["kind"], r["metric"]) for r in rs] == [
+        (2.3, "delta", "mean average precision"),
+        (7, "delta", "mean average precision"),
+    ]
+    rs = results(
+        extractor, "Based on VGG16, it achieves an F-measure of 84:3% on ICDAR2015 and 81:5% on MSRA-TD500."
+    )
+    assert [(r["value"], r["metric"], r["dataset"]) for r in rs] == [
+        (84.3, "F1 score", "ICDAR2015"),
+        (81.5, "F1 score", "MSRA-TD500"),
+    ]
+    assert results(
+        extractor,
+        "Overall we found that 1) expanding language coverage proves to be beneficial; 2) accuracy often "
+        "improves if the test language appears in the instruction mixture.",
+    ) == []
+
+
+def test_at_k_measures_are_metrics(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "ReasonIR-8B achieves a new state-of-the-art of 29.9 nDCG@10 on BRIGHT, a widely-used "
+        "reasoning-intensive information retrieval benchmark.",
+        title="ReasonIR: training retrievers for reasoning tasks",
+    )
+    assert rows(rs) == [(29.9, "", "absolute", "nDCG@10", "BRIGHT", "ReasonIR-8B", None)]
+
+
+def test_a_backbone_or_an_adjective_is_not_the_rows_method(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "We propose ZetaText, a scene text detector. Based on VGG16, it achieves an F-measure of 84.3% on "
+        "ICDAR2015.",
+        title="ZetaText: arbitrary-shaped scene text detection",
+    )
+    assert [(r["value"], r["method"]) for r in rs] == [(84.3, "ZetaText")]
+
+
+def test_improvements_worded_loosely_are_never_scores(extractor: Extractor) -> None:
+    def kinds(text: str) -> list[tuple[float, str, str]]:
+        return [(r["value"], r["kind"], r["metric"]) for r in results(extractor, text)]
+
+    assert kinds(
+        "Experiments show that our method surpasses existing methods over 30% in accuracy on CIFAR-10."
+    ) == [(30, "delta", "accuracy")]
+    assert kinds("We find accuracy drops of 3% - 15% on CIFAR-10.") == [(15, "delta", "accuracy")]
+    assert kinds("Our approach achieves improvements of 4.0 accuracy points on CIFAR-10.") == [
+        (4, "delta", "accuracy")
+    ]
+    assert kinds(
+        "PFPNet increases the performance of the single-shot multi-box detector (SSD) by mAP of 6.4% AP and "
+        "especially, 7.8% AP_small on the MS-COCO dataset."
+    ) == [(6.4, "delta", "average precision"), (7.8, "delta", "average precision")]
+    assert kinds("Our method improves state-of-the-art SSOD performance by 1-2% AP on COCO.") == [
+        (2, "delta", "average precision")
+    ]
+    assert kinds(
+        "Our method outperforms the state-of-the-art methods by, on average 23.97% and 9.31% mean average "
+        "precision (mAP) points on MS-COCO, respectively."
+    ) == [(23.97, "delta", "mean average precision"), (9.31, "delta", "mean average precision")]
+    assert kinds("It shows a reduction in performance decline from 1.5 mAP to 0.3 mAP on COCO.") == [
+        (0.3, "delta", "mean average precision")
+    ]
+
+
+def test_datasets_of_parenthesised_values_and_of_respectively_lists(extractor: Extractor) -> None:
+    rs = results(
+        extractor,
+        "Our models achieve state-of-the-art accuracy on datasets such as Stanford Cars (96.0%), CIFAR-10 "
+        "(99.0%) and CIFAR-100 (91.5%).",
+    )
+    assert [(r["value"], r["dataset"]) for r in rs] == [
+        (96, "Stanford Cars"),
+        (99, "CIFAR-10"),
+        (91.5, "CIFAR-100"),
+    ]
+    rs = results(
+        extractor,
+        "Our method achieves mAPs of 85.2%, 96.0%, and 95.5% on MS-COCO, VOC2007, and VOC2012, respectively.",
+    )
+    assert [(r["value"], r["dataset"]) for r in rs] == [(85.2, "COCO"), (96, None), (95.5, None)]

@@ -120,13 +120,18 @@ def test_accuracy_leaderboard_is_higher_first_with_fractions_on_the_percent_scal
 
 def test_fid_leaderboard_is_lower_first_and_includes_variants(ctx: QueryContext) -> None:
     page = qr.leaderboard(ctx, "imagenet", metric="frechet inception distance")
+    # ImageNet-LT is a board of its own: its numbers do not compete with ImageNet's
     assert rows(page) == [
+        ("c", "Frechet Inception Distance", 2.1, "absolute", 1),
+        ("d", "Frechet Inception Distance", 3.4, "absolute", 2),
         ("c", "Frechet Inception Distance", 1.58, "absolute", 1),
-        ("c", "Frechet Inception Distance", 2.1, "absolute", 2),
-        ("d", "Frechet Inception Distance", 3.4, "absolute", 3),
+    ]
+    assert [r.board for r in page.items] == [
+        "Frechet Inception Distance · ImageNet",
+        "Frechet Inception Distance · ImageNet",
+        "Frechet Inception Distance · ImageNet-LT",
     ]
     assert page.items[0].higher_is_better is False
-    assert page.items[0].dataset is not None and page.items[0].dataset.name == "ImageNet-LT"
 
 
 def test_pages_walk_the_board_once(ctx: QueryContext) -> None:
@@ -177,3 +182,107 @@ def test_compare_puts_papers_side_by_side(ctx: QueryContext) -> None:
         (95.0, "CIFAR-10"),
     ]
     assert all(lk.evidence for lk in b.tasks + b.metrics)
+
+
+# ---- issue 28: boards of one metric on one dataset and split, improvements apart, ties, doubt ----------
+
+SST2 = EntityRef("Dataset", "SST-2", "Dataset")
+SPEEDUP = EntityRef("Metric", "speedup")
+FIXMATCH = EntityRef("Method", "FixMatch")
+
+
+def _stated(
+    pid: str,
+    method: str,
+    rows: list[tuple[float, str, str, EntityRef, EntityRef | None, str | None, float, EntityRef | None]],
+) -> Extraction:
+    """A paper stating `rows` (value, unit, kind, metric, dataset, split, confidence, baseline), one sentence
+    each, as the extractor would record them."""
+    own = EntityRef("Method", method)
+    sentences, results, at = [], [], 0
+    for value, unit, kind, metric, dataset, split, conf, base in rows:
+        mention = ("+" if kind == "delta" else "") + f"{value:g}{unit if unit in ('%', 'x') else ''}"
+        on = f" on {dataset.name}" if dataset else ""
+        over = f" over {base.name}" if base else ""
+        sent = f"{method} reaches {mention} {metric.name}{on}{over}."
+        s = at + len(method) + 9
+        ev = Evidence(sent, mention, s, s + len(mention), conf, rule="result-tight")
+        results.append(
+            Result(value, unit, kind, metric, ev, dataset=dataset, method=own, baseline=base, split=split)  # type: ignore[arg-type]
+        )
+        sentences.append(sent)
+        at += len(sent) + 1
+    abstract = " ".join(sentences)
+    links = (Link("proposes", own, _ev(abstract, method)),)
+    return Extraction(
+        Paper(pid, abstract, title=f"{method} paper", year=2025), links, extractor_version="t",
+        results=tuple(results),
+    )
+
+
+@pytest.fixture(scope="module")
+def boards() -> QueryContext:
+    papers = [
+        _stated("p1", "KappaNet", [
+            (95.1, "%", "absolute", ACC, CIFAR, None, 0.9, None),
+            (14.0, "%", "delta", ACC, CIFAR, None, 0.85, FIXMATCH),  # "boosts FixMatch by 10% (14%)"
+        ]),
+        _stated("p2", "LambdaNet", [
+            (95.1, "%", "absolute", ACC, CIFAR, None, 0.9, None),  # a tie with KappaNet
+            (2.69, "%", "delta", ACC, CIFAR, None, 0.9, None),  # "2.69% relative accuracy improvement"
+            (3.0, "x", "ratio", SPEEDUP, CIFAR, None, 0.9, None),
+        ]),
+        _stated("p3", "MuNet", [(94.0, "%", "absolute", ACC, CIFAR, None, 0.9, None)]),
+        _stated("p4", "NuNet", [
+            (97.5, "%", "absolute", ACC, CIFAR, None, 0.7, None),  # tied loosely: lower confidence
+            (93.0, "%", "absolute", ACC, CIFAR, "test", 0.9, None),
+            (91.0, "%", "absolute", ACC, SST2, None, 0.9, None),
+        ]),
+    ]
+    return QueryContext.open(store_from(papers), BASE)
+
+
+def brows(rs: list[qr.ResultInfo]) -> list[tuple[str, float, str, int | None, str | None]]:
+    return [(r.paper.id, r.value, r.kind, r.rank, r.board) for r in rs]
+
+
+def test_a_board_ranks_absolute_results_of_one_metric_dataset_and_split(boards: QueryContext) -> None:
+    b = qr.board(boards, "CIFAR-10", metric="top-1 accuracy")
+    assert brows(list(b.page.items)) == [
+        ("p1", 95.1, "absolute", 1, "top-1 accuracy · CIFAR-10"),
+        ("p2", 95.1, "absolute", 1, "top-1 accuracy · CIFAR-10"),  # ties share a rank
+        ("p3", 94.0, "absolute", 3, "top-1 accuracy · CIFAR-10"),
+        ("p4", 93.0, "absolute", 1, "top-1 accuracy · CIFAR-10 · test"),  # a split is a board of its own
+        ("p1", 14.0, "delta", None, None),  # improvements apart, largest first, never ranked
+        ("p2", 2.69, "delta", None, None),
+    ]
+    assert b.hidden == 1 and b.page.total == 6  # NuNet's loosely tied 97.5% is left out, and counted
+
+
+def test_improvements_are_never_ranked_and_name_their_baseline(boards: QueryContext) -> None:
+    imp = qr.board(boards, "CIFAR-10", section="improvement").page.items
+    assert [(r.paper.id, r.value, r.kind, r.rank) for r in imp] == [
+        ("p1", 14.0, "delta", None),
+        ("p2", 2.69, "delta", None),
+        ("p2", 3.0, "ratio", None),
+    ]
+    assert [qr.improvement_text(r) for r in imp] == [
+        "+14% top-1 accuracy over FixMatch",
+        "+2.69% top-1 accuracy",
+        "3x speedup",
+    ]
+    ranked = qr.board(boards, "CIFAR-10", section="absolute").page.items
+    assert all(r.kind == "absolute" and r.rank is not None for r in ranked)
+
+
+def test_low_confidence_rows_are_shown_on_request(boards: QueryContext) -> None:
+    b = qr.board(boards, "CIFAR-10", metric="top-1 accuracy", section="absolute", include_low=True)
+    assert brows(list(b.page.items))[:4] == [
+        ("p4", 97.5, "absolute", 1, "top-1 accuracy · CIFAR-10"),
+        ("p1", 95.1, "absolute", 2, "top-1 accuracy · CIFAR-10"),
+        ("p2", 95.1, "absolute", 2, "top-1 accuracy · CIFAR-10"),
+        ("p3", 94.0, "absolute", 4, "top-1 accuracy · CIFAR-10"),
+    ]
+    assert b.hidden == 0
+    with pytest.raises(ValueError):
+        qr.board(boards, "CIFAR-10", section="scores")

@@ -32,7 +32,10 @@ def alter(i: int, ex: Extraction) -> Extraction:
     if i % 3 == 0:
         ev = Evidence(ex.paper.title or "", "Bogus Bench", 0, 5, 0.4, "title", "altered")
         kept += (Link("usesDataset", BOGUS, ev, aliases=("BogusB",)),)
-    return replace(ex, links=kept, relations=ex.relations if i % 2 else (), extractor_version=ALTERED)
+    # an older results reader: a paper's results lost, and another's kinds read wrongly (a delta ranked)
+    results = () if i % 4 == 1 else tuple(replace(r, kind="absolute") for r in ex.results)
+    return replace(ex, links=kept, relations=ex.relations if i % 2 else (), extractor_version=ALTERED,
+                   results=results)
 
 
 def triples(ex: Extraction) -> set[tuple[str, str, str, str]]:
@@ -149,6 +152,7 @@ def test_reextract_makes_the_store_equal_to_a_fresh_build(stores: dict[str, Any]
     work = stores["root"] / "work"
     shutil.copytree(stores["altered"], work)
     assert dataset(work) != dataset(stores["fresh"])
+    assert [ex.results for ex in stores["alt"]] != [ex.results for ex in stores["exs"]]  # results differ too
     first = json.loads(kg("reextract", "--store", work, "--json", "--workers", "2", "--batch", "5").stdout)
     assert first["dry_run"] is False and first["papers"]["reextracted"] == 19
     assert first["entities_graph_rebuilt"] is True

@@ -37,6 +37,9 @@ def server() -> Iterator[str]:
         results_paper("x-2", "SigmaGAN", [(1.9, "", FID), (82.4, "%", ACC), (3.3, "", FID)],
                       "SigmaGAN: a generator", gen, 2024),
         results_paper("x-3", "TauGAN", [(4.4, "", FID)], "TauGAN: a generator", gen, 2024),
+        # a score tied loosely to its metric (lower confidence) and a gain, which no board ranks
+        results_paper("x-4", "PhiGAN", [(84.0, "%", ACC, "absolute", 0.7), (1.3, "points", ACC, "delta")],
+                      "PhiGAN: a generator", gen, 2025),
     )
     for s in serve(store):
         yield s.url
@@ -139,6 +142,36 @@ def test_ticked_papers_are_compared_and_exported(page: Any) -> None:
         "models",
         "metrics",
         "results",
+        "improvements",
     ]
-    assert "82.4%" in table[-1][1] and table[5][2] == "TauGAN"
+    assert "82.4%" in table[-2][1] and table[5][2] == "TauGAN" and table[-1][1:] == ["", ""]
+    assert page.errors == []
+
+
+_GAINS = """els => els.map(r => [r.dataset.paper, r.children[0].textContent, r.children[1].textContent])"""
+
+
+def test_improvements_are_listed_apart_and_never_ranked(page: Any) -> None:
+    show(page, "top-1 accuracy", "82.4%")
+    gains = page.eval_on_selector_all(".kg-leaderboard tr.lb-gain", _GAINS)
+    assert gains == [["x-4", "Δ", "+1.3 points top-1 accuracy"]]
+    heads = page.eval_on_selector_all(".kg-leaderboard tr.lb-board th", "els => els.map(e => e.textContent)")
+    assert heads == ["Improvements (not ranked)"]
+    assert page.errors == []
+
+
+def test_low_confidence_rows_are_hidden_counted_and_shown_on_request(page: Any) -> None:
+    show(page, "top-1 accuracy", "82.4%")
+    assert page.inner_text(".kg-leaderboard .lb-low").startswith("1 more, lower confidence.")
+    page.click(".kg-leaderboard .lb-show-low")
+    page.wait_for_function(
+        "document.querySelector('.kg-leaderboard tr.lb-row td:nth-child(2)')?.textContent === '84%'"
+    )
+    rows = page.eval_on_selector_all(".kg-leaderboard tr.lb-row", _ROWS)
+    assert rows == [["x-4", "1", "84%"], ["x-2", "2", "82.4%"], ["x-1", "3", "80.1%"]]
+    page.click(".kg-leaderboard .lb-show-low")  # hide them again
+    page.wait_for_function(
+        "document.querySelector('.kg-leaderboard tr.lb-row td:nth-child(2)')?.textContent === '82.4%'"
+    )
+    assert page.inner_text(".kg-leaderboard .lb-low").startswith("1 more, lower confidence.")
     assert page.errors == []

@@ -17,6 +17,7 @@ from kg.settings import DEFAULT_BASE_IRI
 FORMATS = ("table", "csv", "json")
 LEADERBOARD_COLUMNS = (
     "rank",
+    "board",
     "value",
     "unit",
     "kind",
@@ -48,15 +49,20 @@ def _snippet(evidence: str, mention: str, width: int = 70) -> str:
 
 def leaderboard_records(rows: Any) -> list[dict[str, Any]]:
     """Plain records of leaderboard rows (kg.query.results.ResultInfo), the CSV/JSON shape."""
+    from kg.query.results import improvement_text
+
     return [
         {
             "rank": r.rank,
+            "board": r.board,
             "value": r.value,
             "unit": r.unit,
             "kind": r.kind,
             "metric": r.metric.name,
             "higher_is_better": r.higher_is_better,
+            "improvement": improvement_text(r) if r.improvement else None,
             "dataset": r.dataset.name if r.dataset else None,
+            "split": r.split,
             "method": r.method.name if r.method else None,
             "baseline": r.baseline.name if r.baseline else None,
             "paper": r.paper.id,
@@ -94,59 +100,92 @@ def results(
     metric: Annotated[str | None, typer.Option("--metric", help="Only this metric (name or alias).")] = None,
     task: Annotated[str | None, typer.Option("--task", help="Only papers addressing this task.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="Most rows.")] = 20,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also the rows of lower confidence (hidden by default).")
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """The leaderboard of a dataset: results read from abstracts, best first by the metric's direction
-    (absolute results ranked, deltas and factors after them)."""
+    """The leaderboard of a dataset: absolute results read from abstracts, ranked per board (one metric on
+    one dataset and split, best first by the metric's direction, ties sharing a rank); deltas and ratios
+    listed apart as improvements, never ranked. Rows of lower confidence are hidden unless --all."""
     from kg.query import QueryContext
-    from kg.query.results import dataset_metrics, leaderboard
+    from kg.query.results import board, dataset_metrics
     from kg.store.types import StoreError
 
     _check_format(fmt)
     st = open_or_fail(store, base_iri, read_only=True, create=False)
     try:
         ctx = QueryContext.open(st, base_iri)
-        page = leaderboard(ctx, dataset, metric=metric, task=task, first=limit)
+        ranked = board(ctx, dataset, metric=metric, task=task, first=limit, section="absolute",
+                       include_low=show_all)
+        better = board(ctx, dataset, metric=metric, task=task, first=limit, section="improvement",
+                       include_low=show_all)
         metrics = dataset_metrics(ctx, dataset) if metric is None and fmt == "table" else []
     except StoreError as exc:
         fail(str(exc))
     finally:
         st.close()
-    records = leaderboard_records(page.items)
+    records = leaderboard_records(ranked.page.items)
+    improvements = leaderboard_records(better.page.items)
+    hidden = ranked.hidden + better.hidden
+    note = f"{hidden} more, lower confidence (--all shows them)" if hidden else ""
     if fmt != "table":
-        _emit(records, fmt, LEADERBOARD_COLUMNS)
+        _emit(records + improvements, fmt, LEADERBOARD_COLUMNS)
+        if note:
+            print(note, file=sys.stderr)
         return
     from rich.console import Console
     from rich.table import Table
 
-    if not records:
-        fail(f"no results on {dataset!r}" + (f" in {metric!r}" if metric else ""))
-    title = f"{dataset}" + (f" · {metric}" if metric else "") + f" · {len(records)} of {page.total} results"
-    t = Table(title=title, show_lines=False)
-    for col in ("#", "value", "kind", "metric", "method", "dataset", "paper", "evidence"):
-        t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
-    for r in records:
-        arrow = "" if r["higher_is_better"] is None else (" ↑" if r["higher_is_better"] else " ↓")
-        t.add_row(
-            str(r["rank"] or ""),
-            _value(r["value"], r["unit"]),
-            r["kind"],
-            r["metric"] + arrow,
-            r["method"] or "",
-            r["dataset"] or "",
-            f"{r['paper']}",
-            _snippet(r["evidence"], r["mention"]),
+    if not records and not improvements:
+        where = f" in {metric!r}" if metric else ""
+        fail(f"no results on {dataset!r}{where}" + (f"; {note}" if note else ""))
+    console = Console()
+    if records:
+        title = (
+            f"{dataset}" + (f" · {metric}" if metric else "")
+            + f" · {len(records)} of {ranked.page.total} ranked results"
         )
-    Console().print(t)
+        t = Table(title=title, show_lines=False)
+        for col in ("#", "value", "board", "method", "paper", "evidence"):
+            t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
+        for r in records:
+            arrow = "" if r["higher_is_better"] is None else (" ↑" if r["higher_is_better"] else " ↓")
+            t.add_row(
+                str(r["rank"] or ""),
+                _value(r["value"], r["unit"]),
+                (r["board"] or r["metric"]) + arrow,
+                r["method"] or "",
+                f"{r['paper']}",
+                _snippet(r["evidence"], r["mention"]),
+            )
+        console.print(t)
+    if improvements:
+        t = Table(title=f"improvements (not ranked) · {len(improvements)} of {better.page.total}")
+        for col in ("improvement", "dataset", "method", "paper", "evidence"):
+            t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
+        for r in improvements:
+            t.add_row(
+                r["improvement"] or "",
+                r["dataset"] or "",
+                r["method"] or "",
+                f"{r['paper']}",
+                _snippet(r["evidence"], r["mention"]),
+            )
+        console.print(t)
+    if note:
+        console.print(note)
     if metrics:
-        Console().print(
+        console.print(
             "metrics: " + ", ".join(f"{m.metric.name} ({m.results})" for m in metrics), soft_wrap=True
         )
 
 
-COMPARE_COLUMNS = ("paper", "title", "year", "tasks", "datasets", "methods", "models", "metrics", "results")
+COMPARE_COLUMNS = (
+    "paper", "title", "year", "tasks", "datasets", "methods", "models", "metrics", "results", "improvements"
+)
 
 
 def compare_records(cmp: Any) -> list[dict[str, Any]]:
@@ -179,9 +218,20 @@ def compare_records(cmp: Any) -> list[dict[str, Any]]:
 
 
 def _result_text(r: dict[str, Any]) -> str:
+    """An absolute result ("top-1 accuracy 84.3% on ImageNet") or an improvement in words ("+1.3 top-1
+    accuracy over FixMatch on ImageNet")."""
     where = f" on {r['dataset']}" if r["dataset"] else ""
-    kind = "" if r["kind"] == "absolute" else f" ({r['kind']})"
-    return f"{r['metric']} {_value(r['value'], r['unit'])}{kind}{where}"
+    if r.get("improvement"):
+        return f"{r['improvement']}{where}"
+    return f"{r['metric']} {_value(r['value'], r['unit'])}{where}"
+
+
+def _absolute(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rs if not r.get("improvement")]
+
+
+def _improvements(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rs if r.get("improvement")]
 
 
 @app.command()
@@ -215,7 +265,8 @@ def compare(
             {
                 **r,
                 **{k: "; ".join(r[k]) for k in ("tasks", "datasets", "methods", "models", "metrics")},
-                "results": "; ".join(_result_text(x) for x in r["results"]),
+                "results": "; ".join(_result_text(x) for x in _absolute(r["results"])),
+                "improvements": "; ".join(_result_text(x) for x in _improvements(r["results"])),
             }
             for r in records
         ]
@@ -232,5 +283,8 @@ def compare(
     t.add_row("year", *[str(r["year"] or "") for r in records])
     for key in ("tasks", "datasets", "methods", "models", "metrics"):
         t.add_row(key, *["\n".join(r[key]) for r in records])
-    t.add_row("results", *["\n".join(_result_text(x) for x in r["results"]) for r in records])
+    t.add_row("results", *["\n".join(_result_text(x) for x in _absolute(r["results"])) for r in records])
+    t.add_row(
+        "improvements", *["\n".join(_result_text(x) for x in _improvements(r["results"])) for r in records]
+    )
     Console().print(t)

@@ -39,7 +39,7 @@ _VALUE = re.compile(
 )
 # "from 2.10 to 1.58", "2.10 → 1.58"
 _FROM_TO = re.compile(
-    r"\bfrom\s+(?P<a>" + _NUM + r")\s*(?:%|points?|dB)?\s+to\s+(?P<b>" + _NUM + r")"
+    r"\bfrom\s+(?P<a>" + _NUM + r")\s*(?:%|points?|dB|[A-Za-z][\w@-]{0,11})?\s+to\s+(?P<b>" + _NUM + r")"
     r"|(?<![\w.])(?P<a2>" + _NUM + r")\s*(?:%|dB)?\s*(?:→|->|⟶)\s*(?P<b2>" + _NUM + ")"
 )
 _UNITS = r"%|percent|pp|points?|dB|[×x](?![\w×])|times\b|-?fold\b"
@@ -89,8 +89,9 @@ _COUNTED = re.compile(
     r"average|overall|after|from|under|using|without|across|by|as)\b)[a-z][a-z-]+"
 )
 # "over prior art at 90% ERK sparsity": a value loosely after a metric, followed by a noun, measures that noun
+# ("ERKsparsity": an acronym glued to its noun by a lost space is still that noun)
 _SETTING = re.compile(r"\s*(?!(?:the|a|an|its|their|this|that|these|those)\b)(?:[A-Z][A-Za-z0-9-]*\s+)?"
-                      + _COUNTED.pattern.removeprefix(r"\s*"))
+                      r"(?:[A-Z]{2,}(?=[a-z]{3}))?" + _COUNTED.pattern.removeprefix(r"\s*"))
 _OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
@@ -111,11 +112,29 @@ _DELTA_BEFORE = re.compile(
 )
 _BASELINE_CUE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|over|than|compared (?:to|with)|relative to|vs\.?|versus|against|beats?|"
-    r"exceed\w*|improv\w* (?:up)?on)\s+(?:(?:the|strong|state-of-the-art|previous|prior|best|existing|"
+    r"exceed\w*|improv\w* (?:up)?on|boosts?|boosted|improves)\s+"
+    r"(?:(?:the|strong|state-of-the-art|previous|prior|best|existing|"
     r"baseline|vanilla|standard|original|leading|competing|models?|methods?|like|such as|including|e\.g\.,?)"
     r"[\s,]+)*$",
     re.I,
 )
+_IMPROVEMENT = (
+    r"(?:improvements?|improved|improving|gains?|increases?|increased|boosts?|boosted|reductions?|reduced|"
+    r"decreases?|decreased|drops?|jumps?|increments?|enhancements?|uplifts?|lifts?)"
+)
+# "2.69% relative accuracy improvement": an improvement word right after the metric that follows the value
+_DELTA_AFTER_METRIC = re.compile(r"^\s*(?:score|rate)?\s*(?:\)\s*)?" + _IMPROVEMENT + r"\b", re.I)
+# "an increase in accuracy of 0.54%", "improved the F1 score by 2.1": the improvement word before the metric
+_DELTA_BEFORE_METRIC = re.compile(
+    _IMPROVEMENT + r"\s+(?:in|of|on|to)\s+(?:the\s+|its\s+|their\s+)?(?:\w+\s+)?$", re.I
+)
+_METRIC_TO_VALUE = re.compile(
+    r"^\s*(?:score\s+|rate\s+)?(?:of|by|:|=|\()\s*(?:up to\s+|about\s+|nearly\s+|around\s+|over\s+)?$", re.I
+)
+# "a +1.3 increase", "a 2.69% relative improvement": a value written as the size of an improvement
+_DELTA_NOUN_AFTER = re.compile(r"^\s*(?:\)\s*)?(?:absolute\s+|relative\s+)?" + _IMPROVEMENT + r"\b", re.I)
+# "SimMatch boosts FixMatch by 10% (14%)": a value in parentheses after another restates it
+_PAREN_GAP = re.compile(r"^\s*\($")
 _AVERAGE = re.compile(r"\b(?:average|averaged|on average|across|mean)\b", re.I)
 _OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this framework)\b", re.I)
 
@@ -143,6 +162,9 @@ _EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"accuracy|accuracies", "accuracy"),
         (r"perplexity", "perplexity"),
     )
+)
+_AT_K = re.compile(
+    r"(?<![\w@-])(?:nDCG|NDCG|Recall|R|Hits?|HR|P|Precision|MRR|mAP|AP|Acc|Success)@\d+(?![\w@])"
 )
 _EXTRA_ANY = re.compile("|".join(rf"(?:{p.pattern})" for p, _ in _EXTRA_METRICS))
 
@@ -202,8 +224,12 @@ def _number(raw: str) -> float | None:
         return None
 
 
+_COLON_DECIMAL = re.compile(r"(?<=\b\d\d):(?=\d{1,2}\s?%)")
+
+
 def _values(text: str, off: int) -> list[_Value]:
     """Candidate values of one sentence (doc offsets), "from A to B" as one value B."""
+    text = _COLON_DECIMAL.sub(".", text)  # "an F-measure of 84:3%": a decimal point typed as a colon
     out: list[_Value] = []
     taken: list[tuple[int, int]] = []
     for m in _FROM_TO.finditer(text):
@@ -251,6 +277,13 @@ def _values(text: str, off: int) -> list[_Value]:
             or re.search(r"[<>≤≥]\s*$", text[max(0, m.start() - 3) : m.start()])
         ):
             continue  # "(1)" enumerates, "ε > 0" bounds: no scores
+        if (
+            not unit_raw
+            and "." not in num
+            and text[m.end() : m.end() + 1] == ")"
+            and "(" not in text[max(0, m.start() - 15) : m.start()]
+        ):
+            continue  # "we found that 1) … 2) accuracy often …": an enumerator
         v = _number(num)
         if v is None:
             continue
@@ -332,6 +365,9 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
         word = m.group()
         name = next(n for p, n in _EXTRA_METRICS if p.fullmatch(word))
         found.append(_Span(s, e, EntityRef("Metric", name)))
+    for m in _AT_K.finditer(text, off, end):  # "29.9 nDCG@10", "Recall@2 of 30.5"
+        if not any(f.start < m.end() and m.start() < f.end for f in found):
+            found.append(_Span(m.start(), m.end(), EntityRef("Metric", m.group())))
     found.sort(key=lambda s: s.start)
     return found
 
@@ -473,6 +509,9 @@ def _nearest_dataset(
 ) -> EntityRef | None:
     """The dataset a value was measured on: named after it in its clause ("on X"), else before it; never
     across another value."""
+    paren = [d for d in datasets if d.end <= v.start and re.fullmatch(r"\s*\(\s*", text[d.end : v.start])]
+    if paren:
+        return paren[-1].ref  # "Stanford Cars (96.0%), CIFAR-10 (99.0%)"
     lo, hi = min(v.start, metric.start), max(v.end, metric.end)
     after = [
         d
@@ -497,6 +536,16 @@ def _nearest_dataset(
     return None
 
 
+# "Based on VGG16, it achieves …", "speedups for Llama2-7B": what the method is built on or applied to
+_BACKBONE_CUE = re.compile(
+    r"\b(?:based on|built (?:up)?on|on top of|using|with|for|of|to|from|applied to|backbones? (?:of|like))\s+"
+    r"(?:the\s+|a\s+|an\s+)?$",
+    re.I,
+)
+# "Cookbook-generated data", "BERT-based models": a name used as an adjective
+_ADJECTIVAL = re.compile(r"^[^\s]*-(?:generated|based|style|like|trained|tuned|guided|driven)\b")
+
+
 def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None:
     """The paper's method or model the value belongs to: a model or method named before it in the sentence
     (not after a comparison cue), the paper's proposal when the sentence speaks of it or of "we/our"."""
@@ -507,6 +556,8 @@ def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None
         for t in ("Method", "Model")
         for s in ents.within(t, off, v.start)
         if not _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start])
+        and not _BACKBONE_CUE.search(text[max(off, s.start - 40) : s.start])
+        and not _ADJECTIVAL.search(text[s.start : s.end + 12])
     ]
     named.sort(key=lambda s: s.start)
     if any(s.ref in props for s in named):
@@ -516,6 +567,166 @@ def _method(ents: _Entities, text: str, v: _Value, off: int) -> EntityRef | None
     if named and not _OWN.search(before):
         return named[-1].ref
     return props[0] if props else None
+
+
+# "surpassing existing methods over 30%", "outperform … by, on average 23.97%", "by mAP of 6.4%"
+_DELTA_BEFORE_LOOSE = re.compile(
+    r"(?:\b(?:outperform\w*|surpass\w*|exceed\w*|beat\w*|improv\w*|increas\w*|boost\w*)\s+(?:[^\s.;]+\s+){0,5}"
+    r"(?:by|over)|\bby)[\s,]+(?:(?:on average|an average of|up to|about|nearly|over|at least|roughly|mAP|"
+    r"[\w-]+\s+of|of)[\s,]+)*$",
+    re.I,
+)
+# "a reduction in performance decline from 1.5 mAP to 0.3 mAP": the values of a decline are deltas
+_DECLINE = re.compile(r"\b(?:declines?|drops?|degradation|gaps?|loss(?:es)?)\s+(?:\w+\s+){0,2}$", re.I)
+_POINTS_AFTER = re.compile(r"^\s*(?:\([^()]{1,20}\)\s*)?points?\b", re.I)
+
+
+_AND_THEN = re.compile(
+    r"^\s*(?:[^\s,;]+\s*)?(?:,\s*)?and\s+(?:especially|also|even|in particular)?,?\s*$", re.I
+)
+_NAME = r"[A-Z][\w.+-]*(?:\s[A-Z0-9][\w.+-]*)?"
+
+
+def _listed_at(text: str, datasets: list[_Span], lo: int, hi: int, n: int) -> int | None:
+    """Where the dataset read lies in a list of exactly `n` names between `lo` and `hi`, if there is one."""
+    if hi <= lo:
+        return None
+    sep = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+    end = r"(?!\w|\s*,?\s*(?:and\s+)?[A-Z])"
+    m = re.search(rf"{_NAME}(?:{sep}{_NAME}){{{n - 1}}}{end}", text[lo:hi])
+    if m is None:
+        return None
+    names = [x for x in re.finditer(_NAME, m.group())]
+    if len(names) != n:
+        return None
+    for d in datasets:
+        for k, x in enumerate(names):
+            if lo + m.start() + x.start() <= d.start < lo + m.start() + x.end():
+                return k
+    return None
+
+
+def _improvement(text: str, off: int, end: int, group: list[_Value], metric: _Span) -> bool:
+    """Whether the words around values and their metric state an improvement, not a score: "by 3%", "3%
+    higher", "a 2.69% relative accuracy improvement", "an increase in accuracy of 0.54%"."""
+    first = group[0]
+    # a range "1-2%" or "from 1.5 mAP to 0.3 mAP" is read from where it starts
+    start = first.from_start if first.from_start is not None else first.start
+    from_to = text[start : start + 4].lower() == "from"
+    before = text[off : first.start if from_to else start]
+    if _DELTA_AFTER.match(text[group[-1].end : end]) or _DELTA_BEFORE.search(before):
+        return True
+    if _DELTA_BEFORE_LOOSE.search(before) or (from_to and _DECLINE.search(text[off:start])):
+        return True
+    if metric.start >= group[-1].end:
+        gap = text[group[-1].end : metric.start]
+        if _POINTS_AFTER.match(text[metric.end : end]) and _AFTER_GAP.match(gap):
+            return True  # "4.0 accuracy points", "9.31% mean average precision (mAP) points"
+        # "2.3 mAP and 7.0 mAP improvements": the improvement word after a parallel value of the metric
+        same = re.escape(text[metric.start : metric.end])
+        parallel = re.match(
+            r"\s*(?:,\s*(?:and\s+)?|and\s+)[+]?\d+(?:\.\d+)?\s?%?\s*" + same, text[metric.end : end]
+        )
+        after = metric.end + (parallel.end() if parallel else 0)
+        return bool(
+            _AFTER_GAP.match(text[group[-1].end : metric.start])
+            and _DELTA_AFTER_METRIC.match(text[after:end])
+        )
+    if metric.end <= group[0].start:
+        return bool(
+            _METRIC_TO_VALUE.match(text[metric.end : group[0].start])
+            and _DELTA_BEFORE_METRIC.search(text[max(off, metric.start - 60) : metric.start])
+        )
+    return False
+
+
+# A model or variant name as papers write it: "UniNet-B5", "DaViT-Giant", "ViT-L/16", "Llama-2-70B"
+_VARIANT = re.compile(
+    r"(?<![\w-])[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9.]*[A-Za-z0-9])+(?![\w-])"
+)
+_NAME_LIST_SEP = re.compile(r"^\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|/\s*)$")
+# the verb that makes a name the subject of a stated result
+_RESULT_VERB = re.compile(
+    r"^\s*(?:\([^()]{0,40}\)\s*)?(?:,[^,]{0,40},\s*)?(?:also\s+|still\s+|further\s+|even\s+|only\s+)?"
+    r"(?:achieves|achieved|obtains|obtained|reaches|reached|attains|attained|gets|sets|yields|scores|scored|"
+    r"records|delivers|establishes|hits|improves|improved|boosts|boosted|outperforms|outperformed|surpasses|"
+    r"surpassed|exceeds|exceeded|beats|has|is|ranks|shows|demonstrates|reports)\b"
+)
+
+
+# a method name in subject position ("HANDLOOM demonstrates … 85% accuracy", "TriForce achieves"): camel case
+# or capitals, not a word that starts a sentence
+_NAMEWORD = re.compile(r"(?<![\w-])(?:[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z]{3,}[0-9]*)(?![\w-])")
+
+
+def _names_in(
+    ents: _Entities, text: str, off: int, end: int, *, subjects: bool = False
+) -> list[_Span]:
+    """Method and model mentions of a span of text, and variant names written as papers write them that the
+    pipeline did not read as another kind of entity ("UniNet-B5 achieves 84.9%")."""
+    spans = [*ents.within("Method", off, end), *ents.within("Model", off, end)]
+    other = [s for t in ("Dataset", "Metric") for s in ents.within(t, off, end)]
+    found = list(_VARIANT.finditer(text, off, end))
+    if subjects:
+        found += [m for m in _NAMEWORD.finditer(text, off, end) if _RESULT_VERB.match(text[m.end() : end])]
+    for m in found:
+        s, e = m.start(), m.end()
+        if any(x.start < e and s < x.end for x in [*spans, *other]):
+            continue
+        key = match_key(m.group())
+        if any((t, key) in ents.by_key for t in ("Dataset", "Metric", "Task")):
+            continue
+        if re.match(
+            r"(?i)top-\d|\w+-(?:based|level|wise|scale|shot|free|aware|like|style|generated|trained|tuned)$",
+            m.group(),
+        ):
+            continue
+        spans.append(_Span(s, e, ents.by_key.get(("Model", key)) or EntityRef("Model", m.group())))
+    spans.sort(key=lambda x: (x.start, -x.end))
+    out: list[_Span] = []
+    for x in spans:
+        if not out or x.start >= out[-1].end:
+            out.append(x)
+    return out
+
+
+def _subject(ents: _Entities, text: str, off: int, v: _Value, tied: list[_Value]) -> EntityRef | None:
+    """The model or variant a value's clause is about: a name right before a result verb ("UniNet-B5
+    achieves 84.9%", "SimMatch boosts FixMatch by 10%"), with no other stated value between them."""
+    best: EntityRef | None = None
+    for s in _names_in(ents, text, off, v.start, subjects=True):
+        if not _RESULT_VERB.match(text[s.end : v.start]):
+            continue
+        if _BASELINE_CUE.search(text[max(off, s.start - 60) : s.start]) or _CLAUSE_BREAK.search(
+            text[s.end : v.start]
+        ):
+            continue
+        if any(s.end <= o.start < v.start for o in tied):
+            continue
+        best = s.ref
+    return best
+
+
+def _respective(
+    ents: _Entities, text: str, off: int, group: list[_Value], resp_at: int, n: int
+) -> tuple[list[EntityRef], list[EntityRef]]:
+    """The models a "respectively" group of `n` values belongs to and the baselines it is compared with, one
+    per value in order, when the sentence lists exactly `n` of them ("DaViT-Tiny, DaViT-Small and DaViT-Base
+    achieve 82.8%, 84.2% and 84.6%"; "outperforming EfficientNet-B7 and BoTNet-T7 with 44% and 55% fewer
+    FLOPs, respectively"); empty lists otherwise."""
+    runs: list[tuple[bool, list[_Span]]] = []
+    for s in _names_in(ents, text, off, resp_at if resp_at > 0 else group[-1].end):
+        prev = runs[-1][1][-1] if runs else None
+        if prev is not None and _NAME_LIST_SEP.match(text[prev.end : s.start]):
+            runs[-1][1].append(s)
+            continue
+        runs.append((bool(_BASELINE_CUE.search(text[max(off, s.start - 60) : s.start])), [s]))
+    own = [r for b, r in runs if not b and len(r) == n and r[-1].end <= group[0].start]
+    base = [r for b, r in runs if b and len(r) == n]
+    return (
+        [s.ref for s in own[-1]] if own else [],
+        [s.ref for s in base[0]] if len(base) == 1 else [],
+    )
 
 
 def _baseline(
@@ -575,6 +786,15 @@ def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     out: list[list[_Value]] = []
     for v in values:
         gap = text[out[-1][-1].end : v.start] if out else ""
+        if (
+            out
+            and out[-1][-1].unit == v.unit
+            and _PAREN_GAP.match(gap)
+            and text[v.end : v.end + 1] == ")"
+            and v.from_start is None
+        ):
+            out[-1].append(v)  # "boosts FixMatch by 10% (14%)": the same gain, restated
+            continue
         if out and out[-1][-1].unit == v.unit and _LIST_SEP.match(gap) and (gap.strip() or v.unit):
             if not gap.strip() and "respectively" not in text[v.end : v.end + 200]:
                 out[-1][-1] = v  # "reduces about 40% 60% FLOPs": a range whose dash was lost, its upper bound
@@ -605,7 +825,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
         if ents is None:
             ents = _Entities(doc)
         metrics = _metrics_in(ents, text, off, end)
-        if not metrics:
+        if not metrics and not _GAIN_CUE.search(sent):
             continue
         datasets = _datasets_in(ents, text, off, end)
         respectively = "respectively" in sent
@@ -625,6 +845,7 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
         tied = [v for group, _, _ in ties for v in group]
         only = list(dict.fromkeys(d.ref for d in datasets))
         splits = _splits(text, datasets)
+        last_delta: int | None = None
         for group, metric, tight in ties:
             others = [o for o in tied if o not in group]
             resp_at = text.find("respectively", group[-1].end, end) if respectively else -1
@@ -640,6 +861,10 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
             ms_distinct = list(
                 dict.fromkeys(m.ref for m in metrics if group[-1].end < m.start and m.end <= resp_at)
             )
+            own_list: list[EntityRef] = []
+            base_list: list[EntityRef] = []
+            if respectively and len(group) > 1:
+                own_list, base_list = _respective(ents, text, off, group, resp_at, len(group))
             for i, v in enumerate(group):
                 v_metric = metric.ref
                 if respectively and len(group) > 1 and len(ms_distinct) == len(group):
@@ -647,7 +872,10 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                 if respectively and len(group) > 1 and len(ds_distinct) == len(group):
                     dataset: EntityRef | None = ds_distinct[i]
                 elif respectively and len(group) > 1 and len(only) == 1:
-                    dataset = only[0]  # "72.4% and 72.3% on CIFAR100 for CNNs and RNNs, respectively"
+                    # "72.4% and 72.3% on CIFAR100 for CNNs and RNNs, respectively", unless the one dataset
+                    # read is one of a list of as many names ("on MS-COCO, VOC2007, and VOC2012")
+                    at = _listed_at(text, datasets, group[-1].end, resp_at, len(group))
+                    dataset = only[0] if at is None or at == i else None
                 elif respectively and len(group) > 1:
                     dataset = None  # "+23% +20% +26% … on A B C and D respectively" with a name not read
                 else:
@@ -655,19 +883,24 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     if dataset is None and len(only) == 1 and not _AVERAGE.search(sent):
                         dataset = only[0]  # the one dataset the sentence names
                 kind = v.kind
-                if kind == "absolute" and (
-                    _DELTA_AFTER.match(text[group[-1].end : end])
-                    or _DELTA_BEFORE.search(text[off : group[0].start])
-                ):
+                if kind == "absolute" and _improvement(text, off, end, group, metric):
                     kind = "delta"
+                if kind == "absolute" and last_delta and _AND_THEN.match(text[last_delta : v.start]):
+                    kind = "delta"  # "by 6.4% AP and especially, 7.8% AP_small": the same gain goes on
                 if (
                     kind == "absolute"
                     and v.from_start is None
                     and text[max(off, v.start - 6) : v.start].lower().strip().endswith("by")
                 ):
                     kind = "delta"
-                method = _method(ents, text, v, off)
-                baseline = _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+                method = own_list[i] if own_list else _subject(ents, text, off, v, tied) or _method(
+                    ents, text, v, off
+                )
+                baseline = (
+                    base_list[i]
+                    if base_list
+                    else _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+                )
                 conf = 0.85 if tight else 0.7
                 if dataset is not None:
                     conf += 0.05
@@ -694,6 +927,88 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                         "rule": "result-" + ("tight" if tight else "near"),
                     }
                 )
+                last_delta = v.end if kind == "delta" else None
+        out.extend(_performance_gains(ents, text, off, end, values, tied, datasets, only, splits))
+    return out
+
+
+_GAIN_CUE = re.compile(r"\b(?:outperform|surpass|improv|boost|exceed|beat|gain|increas)", re.I)
+# "outperforms X by 5.5%", "improves the SOTA … by 4.3%": an improvement whose measure is not named
+_GAIN_BY = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|improv\w*|boost\w*|exceed\w*|beat\w*)\b[^;:]{0,90}?\bby\s+"
+    r"(?:up to\s+|about\s+|over\s+|nearly\s+|at least\s+|around\s+|roughly\s+|an average of\s+|"
+    r"an absolute\s+|a relative\s+|a margin of\s+|[~∼≈]\s*)?$",
+    re.I,
+)
+# "an average improvement of 5.7%", "gains of up to 15%"
+_GAIN_OF = re.compile(
+    r"\b(?:improvements?|gains?|increases?|boosts?)\s+of\s+(?:up to\s+|about\s+|over\s+|nearly\s+|"
+    r"around\s+|roughly\s+|at least\s+|[~∼≈]\s*)?$",
+    re.I,
+)
+# "a 5.6% improvement on WebArena", "5.25% absolute improvement over SPQR"
+_GAIN_AFTER = re.compile(
+    r"^\s*(?:absolute\s+|relative\s+|average\s+|overall\s+|performance\s+)?(?:improvements?|gains?|boosts?)\b"
+    r"(?!\s+(?:in|on)\s+(?:the\s+)?(?:number|amount|size|speed|time|cost|memory|efficiency)\b)",
+    re.I,
+)
+
+
+_MEASURE_NAMED = re.compile(
+    r"^\s*(?:(?:absolute|relative|average)\s+)?(?:(?:improvements?|gains?|increases?)\s+)?in\s+(?!total\b|all\b)",
+    re.I,
+)
+
+
+def _performance_gains(
+    ents: _Entities,
+    text: str,
+    off: int,
+    end: int,
+    values: list[_Value],
+    tied: list[_Value],
+    datasets: list[_Span],
+    only: list[EntityRef],
+    splits: dict[EntityRef, str],
+) -> list[dict[str, Any]]:
+    """Improvements stated without a named measure ("outperforms the baseline by 5.5%", "an average
+    improvement of 5.7% over the previous state of the art"): deltas of "performance", never absolute
+    scores (so never ranked), at a lower confidence than a value beside its metric."""
+    out: list[dict[str, Any]] = []
+    for v in values:
+        if v in tied or v.unit not in ("%", "points") or v.from_start is not None:
+            continue
+        before, after = text[max(off, v.start - 140) : v.start], text[v.end : end]
+        if not (_GAIN_BY.search(before) or _GAIN_OF.search(before) or _GAIN_AFTER.match(after)):
+            continue
+        if re.match(r"\s*(?:of|in)\s+(?:the\s+)?(?:cases|time|samples|data|parameters|tokens)\b", after):
+            continue
+        if _MEASURE_NAMED.match(after) or "in terms of" in after[:80]:
+            continue  # "a gain of 4 points in MAP": a measure is named, only not one we know
+        others = [o for o in values if o is not v]
+        anchor = _Span(v.start, v.end, EntityRef("Metric", "performance"))
+        dataset = _nearest_dataset(text, datasets, v, anchor, others, off, end)
+        if dataset is None and len(only) == 1 and not _AVERAGE.search(text[off:end]):
+            dataset = only[0]
+        method = _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
+        baseline = _baseline(ents, text, v, others, (off, end), method, False)
+        out.append(
+            {
+                "value": -v.value if v.value < 0 else v.value,
+                "unit": v.unit,
+                "kind": "delta",
+                "metric": ["Metric", "performance", None],
+                "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
+                "split": None if dataset is None else splits.get(dataset),
+                "method": None if method is None else [method.type, method.name, method.kind],
+                "baseline": None if baseline is None else [baseline.type, baseline.name, baseline.kind],
+                "start": v.start,
+                "end": v.end,
+                "sentence": [off, end],
+                "confidence": 0.7,
+                "rule": "result-performance",
+            }
+        )
     return out
 
 

@@ -23,6 +23,13 @@ from kg.store.types import Row
 from kg.types import EntityType
 
 KINDS = ("absolute", "delta", "ratio")
+IMPROVEMENTS = ("delta", "ratio")
+# Rows whose confidence is below this are hidden from a leaderboard unless asked for (and counted). The
+# extractor's confidences are rules' guesses, not calibrated: on all visible results gold the rows below 0.75
+# (a value tied loosely to its metric, bare or in a list; an improvement with no measure named) are right 33
+# of 54 times, those above 118 of 146 (bench/results/results_cv.json, precision_by_confidence). A calibrated
+# model should replace both.
+LOW_CONFIDENCE = 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,12 @@ class ResultInfo:
     higher_is_better: bool | None = None
     rank: int | None = None
     split: str | None = None  # the dataset's split or resolution, when stated
+    board: str | None = None  # "metric · dataset[ · split]": the board an absolute result is ranked on
+
+    @property
+    def improvement(self) -> bool:
+        """A delta or a ratio: shown apart from the board, never ranked as a score."""
+        return self.kind in IMPROVEMENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,20 +255,51 @@ def _comparable(r: ResultInfo, percent_metrics: set[str]) -> float:
     return r.value
 
 
-def rank(rows: Sequence[ResultInfo]) -> list[ResultInfo]:
-    """Leaderboard order: absolute results first, grouped by metric (most reported first), best value first
-    by the metric's direction (higher first when unknown); then deltas and factors, largest first."""
-    percent = {r.metric.iri for r in rows if r.unit == "%"}
-    freq = Counter(r.metric.iri for r in rows if r.kind == "absolute")
+def board_of(r: ResultInfo) -> tuple[str, str, str] | None:
+    """The board a result is ranked on: one metric on one dataset (and split); None for deltas and ratios
+    and for absolute results that name no dataset (nothing to compare them with)."""
+    if r.kind != "absolute" or r.dataset is None:
+        return None
+    return (r.metric.iri, r.dataset.iri, r.split or "")
 
-    def key(r: ResultInfo) -> tuple[int, int, str, float, float, str]:
+
+def board_label(r: ResultInfo) -> str | None:
+    if board_of(r) is None or r.dataset is None:
+        return None
+    return " · ".join(x for x in (r.metric.name, r.dataset.name, r.split) if x)
+
+
+def rank(rows: Sequence[ResultInfo]) -> list[ResultInfo]:
+    """Leaderboard order. Absolute results are ranked per board, one metric on one dataset (and split):
+    the boards with the most rows first, best value first by the metric's direction (higher first when
+    unknown), equal values sharing a rank (1, 1, 3). Then absolute results that name no dataset, unranked;
+    then the improvements (deltas, then ratios), largest first, unranked."""
+    percent = {r.metric.iri for r in rows if r.unit == "%"}
+    size = Counter(b for r in rows if (b := board_of(r)) is not None)
+    names = {
+        b: (r.metric.name.lower(), r.dataset.name.lower() if r.dataset else "")
+        for r in rows
+        if (b := board_of(r)) is not None
+    }
+
+    def key(r: ResultInfo) -> tuple[int, int, str, str, str, str, float, float, str]:
         v = _comparable(r, percent)
-        absolute = r.kind == "absolute"
-        signed = -v if (not absolute or r.higher_is_better is not False) else v
+        b = board_of(r)
+        if b is not None:
+            section = 0
+        elif r.kind == "absolute":
+            section = 1
+        else:
+            section = 2 + IMPROVEMENTS.index(r.kind) if r.kind in IMPROVEMENTS else 9
+        signed = -v if (r.kind != "absolute" or r.higher_is_better is not False) else v
+        metric, dataset = names[b] if b is not None else (r.metric.name.lower(), "")
         return (
-            0 if absolute else 1 + KINDS.index(r.kind) if r.kind in KINDS else 9,
-            -freq.get(r.metric.iri, 0) if absolute else 0,
-            r.metric.name.lower(),
+            section,
+            -size[b] if b is not None else 0,
+            metric,
+            dataset,
+            b[1] if b is not None else "",
+            b[2] if b is not None else "",
             signed,
             -r.confidence,
             r.paper.id,
@@ -263,18 +307,20 @@ def rank(rows: Sequence[ResultInfo]) -> list[ResultInfo]:
 
     ordered = sorted(rows, key=key)
     out: list[ResultInfo] = []
-    place: dict[str, int] = defaultdict(int)
+    seen: Counter[tuple[str, str, str]] = Counter()
+    last: dict[tuple[str, str, str], tuple[float, int]] = {}
     for r in ordered:
-        if r.kind == "absolute":
-            place[r.metric.iri] += 1
-            out.append(_with_rank(r, place[r.metric.iri]))
-        else:
-            out.append(r)
+        b = board_of(r)
+        if b is None:
+            out.append(replace(r, rank=None, board=None))
+            continue
+        seen[b] += 1
+        v = _comparable(r, percent)
+        prev = last.get(b)
+        place = prev[1] if prev is not None and prev[0] == v else seen[b]
+        last[b] = (v, place)
+        out.append(replace(r, rank=place, board=board_label(r)))
     return out
-
-
-def _with_rank(r: ResultInfo, n: int) -> ResultInfo:
-    return replace(r, rank=n)
 
 
 def _resolved(ctx: QueryContext, name: str | None, type_: EntityType) -> list[str] | None:
@@ -325,6 +371,65 @@ def leaderboard_rows(
     return ctx.memo.get(ctx.store, ("leaderboard", dataset, metric, task), compute, len)
 
 
+SECTIONS = ("absolute", "improvement")
+
+
+def shown(
+    rows: Sequence[ResultInfo], section: str | None = None, include_low: bool = False
+) -> tuple[list[ResultInfo], int]:
+    """The rows a board shows, ranked, and how many lower-confidence rows it hides: `section` "absolute"
+    keeps the ranked results, "improvement" the deltas and ratios, None both."""
+    if section is not None and section not in SECTIONS:
+        raise ValueError(f"section must be one of {', '.join(SECTIONS)}, not {section!r}")
+    chosen = [
+        r
+        for r in rows
+        if section is None or (r.improvement if section == "improvement" else r.kind == "absolute")
+    ]
+    if include_low:
+        return rank(chosen), 0
+    kept = [r for r in chosen if r.confidence >= LOW_CONFIDENCE]
+    return rank(kept), len(chosen) - len(kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One page of a leaderboard and how many rows of lower confidence it leaves out."""
+
+    page: Page[ResultInfo]
+    hidden: int = 0
+
+
+def board(
+    ctx: QueryContext,
+    dataset: str | None,
+    metric: str | None = None,
+    task: str | None = None,
+    first: int = 20,
+    after: str | None = None,
+    *,
+    section: str | None = None,
+    include_low: bool = False,
+) -> Board:
+    """One page of the leaderboard (`section`: "absolute" results or "improvement"s, None both), rows below
+    LOW_CONFIDENCE left out and counted unless `include_low`; `after` is an opaque cursor."""
+    rows, hidden = shown(leaderboard_rows(ctx, dataset, metric, task), section, include_low)
+    start = 0
+    if after is not None:
+        (start,) = cursor.decode("results", after, (int,))
+        start = max(start, 0)
+    items = rows[start : start + max(first, 0)]
+    cursors = tuple(cursor.encode("results", [start + i + 1]) for i in range(len(items)))
+    page = Page(
+        items=tuple(items),
+        total=len(rows),
+        has_next=start + len(items) < len(rows),
+        end_cursor=cursors[-1] if cursors else None,
+        cursors=cursors,
+    )
+    return Board(page, hidden)
+
+
 def leaderboard(
     ctx: QueryContext,
     dataset: str | None,
@@ -332,22 +437,21 @@ def leaderboard(
     task: str | None = None,
     first: int = 20,
     after: str | None = None,
+    *,
+    section: str | None = None,
+    include_low: bool = True,
 ) -> Page[ResultInfo]:
-    """One page of the leaderboard; `after` is an opaque cursor from an earlier page."""
-    rows = leaderboard_rows(ctx, dataset, metric, task)
-    start = 0
-    if after is not None:
-        (start,) = cursor.decode("results", after, (int,))
-        start = max(start, 0)
-    items = rows[start : start + max(first, 0)]
-    cursors = tuple(cursor.encode("results", [start + i + 1]) for i in range(len(items)))
-    return Page(
-        items=tuple(items),
-        total=len(rows),
-        has_next=start + len(items) < len(rows),
-        end_cursor=cursors[-1] if cursors else None,
-        cursors=cursors,
-    )
+    """One page of the leaderboard, every confidence included unless `include_low` is False (see `board`)."""
+    return board(ctx, dataset, metric, task, first, after, section=section, include_low=include_low).page
+
+
+def improvement_text(r: ResultInfo) -> str:
+    """A delta or ratio in words: "+1.3 points top-1 accuracy over FixMatch", "3x speedup"."""
+    v = f"{r.value:g}"
+    unit = r.unit if r.unit in ("%", "x") else f" {r.unit}" if r.unit else ""
+    sign = "+" if r.kind == "delta" and r.value > 0 else ""
+    over = f" over {r.baseline.name}" if r.baseline is not None else ""
+    return f"{sign}{v}{unit} {r.metric.name}{over}"
 
 
 def results_by_paper(ctx: QueryContext, paper_iris: Iterable[str]) -> dict[str, list[ResultInfo]]:

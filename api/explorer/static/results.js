@@ -7,14 +7,19 @@
   const TOP = 10;
   const METRICS = `query DatasetMetrics($id: ID!) { entity(id: $id) { id name type
     metrics { metric { id name } results papers higherIsBetter } } }`;
-  const BOARD = `query Board($d: String!, $m: String, $first: Int!) {
-    results(dataset: $d, metric: $m, first: $first) { totalCount edges { node {
-      id value unit kind rank higherIsBetter evidence mention confidence
-      metric { id name } dataset { id name } method { id name } baseline { id name } paper { id title year } } } } }`;
+  const ROW = `id value unit kind rank board improvement higherIsBetter evidence mention confidence
+      metric { id name } dataset { id name } method { id name } baseline { id name } paper { id title year }`;
+  // a board ranks absolute results of one metric on one dataset (and split); improvements come apart
+  const BOARD = `query Board($d: String!, $m: String, $first: Int!, $low: Boolean!) {
+    ranked: results(dataset: $d, metric: $m, first: $first, section: "absolute", includeLowConfidence: $low) {
+      totalCount hiddenCount edges { node { ${ROW} } } }
+    improvements: results(dataset: $d, metric: $m, first: $first, section: "improvement",
+                          includeLowConfidence: $low) {
+      totalCount hiddenCount edges { node { ${ROW} } } } }`;
   const LINK = "relation evidence confidence entity { id name }";
   const COMPARE = `query Compare($ids: [ID!]!) { compare(papers: $ids) { paper { id title year venue }
     tasks { ${LINK} } datasets { ${LINK} } methods { ${LINK} } models { ${LINK} } metrics { ${LINK} }
-    results { value unit kind evidence metric { name } dataset { name } } } }`;
+    results { value unit kind improvement evidence metric { name } dataset { name } } } }`;
   const ROWS = ["tasks", "datasets", "methods", "models", "metrics"];
 
   const gql = (query, variables) => window.kgExplorer.gql(query, variables);  // the explorer's one client
@@ -29,7 +34,7 @@
     return node;
   }
 
-  const state = { selected: new Map(), board: null, comparison: null };
+  const state = { selected: new Map(), board: null, comparison: null, showLow: false };
 
   function fmt(r) {
     const v = Number.isInteger(r.value) ? String(r.value) : String(+r.value.toPrecision(6));
@@ -60,42 +65,71 @@
     return box;
   }
 
+  function detailRow(r) {
+    return el("tr", { class: "lb-detail", hidden: true },
+      el("td", { colspan: "5" }, evidence(r),
+        el("span", { class: "muted" }, [r.kind, r.baseline ? `vs ${r.baseline.name}` : null,
+          r.dataset ? `on ${r.dataset.name}` : null, `confidence ${r.confidence.toFixed(2)}`]
+          .filter(Boolean).join(" · "))));
+  }
+
+  function boardRow(r, cells) {
+    const value = el("button", { type: "button", class: "link lb-value", title: r.evidence,
+                                 "aria-expanded": "false" }, cells.value);
+    const detail = detailRow(r);
+    value.addEventListener("click", () => {
+      detail.hidden = !detail.hidden;
+      value.setAttribute("aria-expanded", String(!detail.hidden));
+    });
+    const open = window.kgExplorer
+      ? el("button", { type: "button", class: "link", onclick: () => window.kgExplorer.openPanel(r.paper.id) },
+        r.paper.title || r.paper.id)
+      : r.paper.title || r.paper.id;
+    return [el("tr", { class: cells.cls, "data-paper": r.paper.id, "data-kind": r.kind },
+      el("td", {}, cells.rank), el("td", {}, value), el("td", {}, r.method ? r.method.name : "–"),
+      el("td", { class: "lb-paper" }, open), el("td", {}, tickBox(r.paper))), detail];
+  }
+
   async function fillBoard(section, dataset, metric) {
-    const tbody = section.querySelector("tbody");
+    const tbody = section.querySelector("tbody.lb-ranked");
+    const better = section.querySelector("tbody.lb-improvements");
     const note = section.querySelector(".lb-note");
+    const low = section.querySelector(".lb-low");
     tbody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted" }, "Loading…")));
-    const data = await gql(BOARD, { d: dataset, m: metric, first: TOP });
-    const rows = data.results.edges.map((e) => e.node);
-    state.board = { dataset, metric, rows, total: data.results.totalCount };
+    const data = await gql(BOARD, { d: dataset, m: metric, first: TOP, low: state.showLow });
+    const rows = data.ranked.edges.map((e) => e.node);
+    const gains = data.improvements.edges.map((e) => e.node);
+    const hidden = data.ranked.hiddenCount + data.improvements.hiddenCount;
+    state.board = { dataset, metric, rows, improvements: gains, total: data.ranked.totalCount, hidden };
     tbody.replaceChildren();
+    const boards = new Set(rows.map((r) => r.board));
+    let current;
     for (const r of rows) {
-      const value = el("button", { type: "button", class: "link lb-value", title: r.evidence,
-                                   "aria-expanded": "false" }, fmt(r));
-      const detail = el("tr", { class: "lb-detail", hidden: true },
-        el("td", { colspan: "5" }, evidence(r),
-          el("span", { class: "muted" }, [r.kind, r.baseline ? `vs ${r.baseline.name}` : null,
-            r.dataset ? `on ${r.dataset.name}` : null, `confidence ${r.confidence.toFixed(2)}`]
-            .filter(Boolean).join(" · "))));
-      value.addEventListener("click", () => {
-        detail.hidden = !detail.hidden;
-        value.setAttribute("aria-expanded", String(!detail.hidden));
-      });
-      const open = window.kgExplorer
-        ? el("button", { type: "button", class: "link", onclick: () => window.kgExplorer.openPanel(r.paper.id) },
-          r.paper.title || r.paper.id)
-        : r.paper.title || r.paper.id;
-      tbody.append(
-        el("tr", { class: "lb-row", "data-paper": r.paper.id, "data-kind": r.kind },
-          el("td", {}, r.rank != null ? String(r.rank) : r.kind === "delta" ? "Δ" : "×"),
-          el("td", {}, value),
-          el("td", {}, r.method ? r.method.name : "–"),
-          el("td", { class: "lb-paper" }, open),
-          el("td", {}, tickBox(r.paper))),
-        detail);
+      if (boards.size > 1 && r.board !== current) {  // one board per metric, dataset and split
+        tbody.append(el("tr", { class: "lb-board" }, el("th", { colspan: "5" }, r.board || "")));
+        current = r.board;
+      }
+      tbody.append(...boardRow(r, { cls: "lb-row", value: fmt(r), rank: String(r.rank) }));
+    }
+    better.replaceChildren();
+    if (gains.length) {
+      better.append(el("tr", { class: "lb-board" }, el("th", { colspan: "5" }, "Improvements (not ranked)")));
+      for (const r of gains) {
+        better.append(...boardRow(r, { cls: "lb-gain", value: r.improvement || fmt(r),
+                                       rank: r.kind === "ratio" ? "×" : "Δ" }));
+      }
     }
     note.textContent = rows.length
-      ? `${rows.length} of ${data.results.totalCount} · click a value for its sentence · tick papers to compare`
-      : "No results reported for this metric.";
+      ? `${rows.length} of ${data.ranked.totalCount} ranked · click a value for its sentence · tick papers to compare`
+      : "No absolute results ranked for this metric.";
+    low.replaceChildren();
+    if (hidden || state.showLow) {
+      low.append(state.showLow ? "Lower-confidence rows shown. " : `${hidden} more, lower confidence. `,
+        el("button", { type: "button", class: "link lb-show-low", onclick: () => {
+          state.showLow = !state.showLow;
+          fillBoard(section, dataset, metric).catch(report(section));
+        } }, state.showLow ? "Hide them" : "Show them"));
+    }
   }
 
   async function addLeaderboard(entity, body) {
@@ -117,9 +151,9 @@
         `${m.metric.name}${m.higherIsBetter === false ? " ↓" : m.higherIsBetter ? " ↑" : ""} (${m.results})`)));
     const table = el("table", { class: "lb-table" },
       el("thead", {}, el("tr", {}, ...["#", "value", "method", "paper", "cmp"].map((h) => el("th", {}, h)))),
-      el("tbody", {}));
+      el("tbody", { class: "lb-ranked" }), el("tbody", { class: "lb-improvements" }));
     section.replaceChildren(el("h3", {}, "Leaderboard"), el("label", {}, "Metric ", picker), table,
-      el("p", { class: "muted lb-note" }));
+      el("p", { class: "muted lb-note" }), el("p", { class: "muted lb-low" }));
     picker.addEventListener("change", () => fillBoard(section, entity.id, picker.value).catch(report(section)));
     await fillBoard(section, entity.id, picker.value);
   }
@@ -155,9 +189,11 @@
   }
 
   function resultText(r) {
-    return `${r.metric.name} ${fmt(r)}${r.kind === "absolute" ? "" : ` (${r.kind})`}` +
-      (r.dataset ? ` on ${r.dataset.name}` : "");
+    const where = r.dataset ? ` on ${r.dataset.name}` : "";
+    return r.improvement ? `${r.improvement}${where}` : `${r.metric.name} ${fmt(r)}${where}`;
   }
+  const absolute = (rs) => rs.filter((r) => !r.improvement);
+  const improvements = (rs) => rs.filter((r) => r.improvement);
 
   async function compare(ids) {
     const data = await gql(COMPARE, { ids });
@@ -168,8 +204,10 @@
         .filter(Boolean).join(" · ")))));
     const rows = ROWS.map((key) => el("tr", { "data-row": key }, el("th", {}, key),
       ...cols.map((c) => el("td", {}, cellList(c[key])))));
-    rows.push(el("tr", { "data-row": "results" }, el("th", {}, "results"), ...cols.map((c) => el("td", {},
-      el("ul", {}, ...c.results.map((r) => el("li", { title: r.evidence }, resultText(r))))))));
+    for (const [key, pick] of [["results", absolute], ["improvements", improvements]]) {
+      rows.push(el("tr", { "data-row": key }, el("th", {}, key), ...cols.map((c) => el("td", {},
+        el("ul", {}, ...pick(c.results).map((r) => el("li", { title: r.evidence }, resultText(r))))))));
+    }
     document.getElementById("kg-compare")?.remove();
     const view = el("div", { id: "kg-compare", role: "dialog", "aria-label": "Comparison" },
       el("div", { class: "cmp-bar" }, el("h2", {}, `Comparison of ${cols.length} papers`),
@@ -193,7 +231,8 @@
                    ["title", ...cols.map((c) => c.paper.title || "")],
                    ["year", ...cols.map((c) => c.paper.year ?? "")]];
     for (const key of ROWS) lines.push([key, ...cols.map((c) => c[key].map((l) => l.entity.name).join("; "))]);
-    lines.push(["results", ...cols.map((c) => c.results.map(resultText).join("; "))]);
+    lines.push(["results", ...cols.map((c) => absolute(c.results).map(resultText).join("; "))]);
+    lines.push(["improvements", ...cols.map((c) => improvements(c.results).map(resultText).join("; "))]);
     return lines.map((l) => l.map(csvCell).join(",")).join("\n") + "\n";
   }
 
@@ -212,6 +251,7 @@
       vertical-align: top; }
     .kg-leaderboard .lb-evidence { margin: 4px 0; font-size: 12px; }
     .kg-leaderboard .lb-value { font-variant-numeric: tabular-nums; font-weight: 600; }
+    .kg-leaderboard tr.lb-board th { font-weight: 600; background: #f6f6f6; }
     #kg-compare-tray { position: fixed; bottom: 12px; left: 12px; z-index: 20; background: #fff;
       border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; display: flex; gap: 8px; align-items: center;
       box-shadow: 0 2px 8px rgba(0,0,0,.15); font-size: 13px; }
