@@ -20,7 +20,7 @@ from kg.extract.results import result_json, results_from_doc
 from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
 
-VERSION = "0.3.1"
+VERSION = "0.4.0"
 MAX_ABSTRACT = 100_000
 MAX_TITLE = 2_000
 # spaCy's tokenizer strips affixes one at a time, each search scanning the rest of the token: quadratic in a
