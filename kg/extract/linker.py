@@ -12,7 +12,6 @@ with that probability as its confidence.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -28,6 +27,7 @@ from spacy.tokens import Doc
 from kg.extract.candidates import Tokens, doc_runs, sub_spans, tokens
 from kg.extract.common import Mention, doc_text, mention
 from kg.extract.lexicon import Lexicon, load_lexicon
+from kg.extract.recogniser import word_shape
 from kg.extract.terms import TierTerm, load_tier
 from kg.names import match_key
 
@@ -65,16 +65,6 @@ class Candidate:
     before: tuple[str, ...]  # the word before each occurrence
     after: tuple[str, ...]
     context: tuple[str, ...]  # the words around every occurrence
-
-
-def _shape(word: str) -> str:
-    """ "CoSQL" → "XxX", "ImageNet-1k" → "XxX-dx": runs of character classes, collapsed."""
-    out: list[str] = []
-    for ch in word:
-        c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
-        if not out or out[-1] != c:
-            out.append(c)
-    return "".join(out)[:8]
 
 
 def _rule_family(rule: str) -> str:
@@ -139,8 +129,8 @@ def candidates(doc: Doc, lexicon: Lexicon, tier: dict[str, TierTerm]) -> list[Ca
             "f=" + low[0],
             "hs3=" + low[-1][-3:],
             "hs4=" + low[-1][-4:],
-            "sh=" + " ".join(_shape(w) for w in words)[:20],
-            "hsh=" + _shape(words[-1]),
+            "sh=" + " ".join(word_shape(w) for w in words)[:20],
+            "hsh=" + word_shape(words[-1]),
             f"nw={min(len(words), 6)}",
             f"cnt={min(len(occ), 4)}",
         }
@@ -411,11 +401,6 @@ def _tier_of(rule: str) -> str | None:
     return "curated" if rule.startswith("vocab") else "mined" if rule.startswith("mined") else None
 
 
-@functools.lru_cache(maxsize=4)
-def _resources(base_iri: str) -> tuple[Lexicon, dict[str, TierTerm]]:
-    return load_lexicon(base_iri), load_tier(base_iri)
-
-
 @Language.factory(
     "paperkg_linker",
     default_config={"base_iri": "https://w3id.org/paperkg/"},
@@ -423,8 +408,7 @@ def _resources(base_iri: str) -> tuple[Lexicon, dict[str, TierTerm]]:
     assigns=["doc._.kg_mentions"],
 )
 def make_linker(nlp: Language, name: str, base_iri: str) -> Linker:
-    lexicon, tier = _resources(base_iri)
-    return Linker(LinkerModel.load(), WordVectors.load(), lexicon, tier)
+    return Linker(LinkerModel.load(), WordVectors.load(), load_lexicon(base_iri), load_tier(base_iri))
 
 
 class Linker:
