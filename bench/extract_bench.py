@@ -1,5 +1,6 @@
 """Extraction throughput (abstracts/s) at 1 and 2 processes next to plain spaCy with the same pipes, rounds
-interleaved in one run so the ratios hold on a shared machine: `python bench/extract_bench.py [N] [ROUNDS]`.
+interleaved in one run so the ratios hold on a shared machine; both extractors (rules alone, and with the
+trained linker): `python bench/extract_bench.py [N] [ROUNDS]`.
 
 Abstracts: a seeded sample of real corpus abstracts (2022-2025 files), else the seed file cycled.
 CPU-second figures (this process and its finished workers) show the cost without the other users' load.
@@ -63,13 +64,15 @@ def main() -> None:
     batch, source = papers(n)
     texts = [join_fields(p.title, p.abstract) for p in batch]
     words = sum(len(p.abstract.split()) for p in batch) / len(batch)
-    ex = Extractor()
+    extractors = {"rules": Extractor(with_linker=False), "linker": Extractor(with_linker=True)}
     plain = spacy.load(MODEL, exclude=EXCLUDED)
-    list(ex.extract(batch[:20]))  # warm-up
+    for ex in extractors.values():
+        list(ex.extract(batch[:20]))  # warm-up
     list(plain.pipe(texts[:20]))
 
-    def ours(n_process: int) -> int:
-        return sum(len(e.links) for e in ex.extract(batch, n_process=n_process, batch_size=64))
+    def ours(name: str) -> Callable[[int], int]:
+        ex = extractors[name]
+        return lambda n_process: sum(len(e.links) for e in ex.extract(batch, n_process=n_process, batch_size=64))
 
     def spacy_only(n_process: int) -> int:
         return sum(len(d) for d in plain.pipe(texts, batch_size=64, n_process=n_process))
@@ -77,7 +80,9 @@ def main() -> None:
     runs: dict[tuple[str, int], list[float]] = {}
     cpu: dict[tuple[str, int], list[float]] = {}
     configs: list[tuple[str, int, Callable[[int], int]]] = [
-        (name, k, fn) for k in (1, 2) for name, fn in (("plain spaCy", spacy_only), ("paperkg", ours))
+        (name, k, fn)
+        for k in (1, 2)
+        for name, fn in (("plain spaCy", spacy_only), ("rules", ours("rules")), ("linker", ours("linker")))
     ]
     for _ in range(rounds):
         for name, k, fn in configs:
@@ -88,15 +93,16 @@ def main() -> None:
     print(f"{len(batch)} abstracts ({source}, {words:.0f} words each), {rounds} interleaved rounds")
     print(f"pipes: {', '.join(plain.pipe_names)}; median [min-max] abstracts per wall second, per CPU second")
     for k in (1, 2):
-        for name in ("plain spaCy", "paperkg"):
+        for name in ("plain spaCy", "rules", "linker"):
             r, c = runs[(name, k)], cpu[(name, k)]
             print(
                 f"  n_process={k} {name:12s} wall {statistics.median(r):6.1f} [{min(r):.1f}-{max(r):.1f}]"
                 f"   CPU {statistics.median(c):6.1f} [{min(c):.1f}-{max(c):.1f}]"
             )
-        for label, d in (("wall", runs), ("CPU", cpu)):
-            ratio = statistics.median(d[("paperkg", k)]) / statistics.median(d[("plain spaCy", k)])
-            print(f"  n_process={k} paperkg / plain spaCy ({label}) = {ratio:.2f}")
+        for ours_name in ("rules", "linker"):
+            for label, d in (("wall", runs), ("CPU", cpu)):
+                ratio = statistics.median(d[(ours_name, k)]) / statistics.median(d[("plain spaCy", k)])
+                print(f"  n_process={k} {ours_name} / plain spaCy ({label}) = {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -308,15 +308,15 @@ def reextract(
     """
     from kg.build import ensure_schema, local_search_index, write_extractions
     from kg.extract import Extractor
-    from kg.extract.extractor import VERSION
 
+    extractor = Extractor(base_iri)
     started = time.perf_counter()
     iris = Iris(base_iri)
     mapper = GraphMapper(iris)
     predicates = link_predicates(iris)
     stored = list_papers(store, iris)
     selected = [p for p in stored if all(w.matches(p) for w in where)]
-    todo = [p for p in selected if force or p.version != VERSION]
+    todo = [p for p in selected if force or p.version != extractor.version]
     diff = _Diff(iris)
     covers_all = not dry_run and bool(todo) and len(todo) == len(stored)
     shared: dict[Quad, None] = {}
@@ -334,7 +334,7 @@ def reextract(
                     yield papers[g]
 
     def tapped() -> Iterator[Extraction]:
-        for done, ex in enumerate(Extractor(base_iri).extract(feed(), n_process=max(1, workers)), 1):
+        for done, ex in enumerate(extractor.extract(feed(), n_process=max(1, workers)), 1):
             mapped = mapper.map(ex)
             diff.add(ex, old.pop(ex.paper.id, set()), link_triples(mapped.quads, predicates))
             if covers_all:
@@ -364,7 +364,7 @@ def reextract(
     by_relation = sorted((r, t, diff.added[(r, t)], diff.removed[(r, t)])
                          for r, t in set(diff.added) | set(diff.removed))
     return ReextractReport(
-        extractor_version=VERSION,
+        extractor_version=extractor.version,
         in_store=len(stored),
         selected=len(selected),
         skipped_current=len(selected) - len(todo),

@@ -99,3 +99,13 @@ def test_a_proposed_candidate_that_is_mostly_a_dataset_is_a_proposed_dataset() -
 def test_a_method_the_model_label_holds_strongly_is_a_model() -> None:
     p = np.array([0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.0, 0.6])
     assert decide(p, np.full(len(LABELS), 0.4)).label == "models"
+
+
+def test_linked_papers_carry_the_linker_version_so_reextract_upgrades_a_rules_store(
+    extractor: Extractor,
+) -> None:
+    from kg.extract.extractor import LINKER_VERSION, VERSION
+
+    paper = Paper(id="t", abstract=UNSEEN)
+    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker"
+    assert Extractor(with_linker=False).extract_one(paper).extractor_version == VERSION
