@@ -38,6 +38,7 @@ def assert_consistent(store: EmbeddedStore) -> None:
     assert (kept.papers, kept.paper_quads, kept.links, kept.extractors, kept.years) == (
         full.globals.papers, full.globals.paper_quads, {k: v for k, v in full.globals.links.items() if v},
         full.globals.extractors, full.globals.years)
+    assert kept.venues == full.globals.venues
     assert stored_entity_quads(store, layout) == full.entity_quads
     ctx = fresh_ctx(store)
     assert q.stats(ctx) == stats_from_graph(ctx)
