@@ -48,8 +48,10 @@ from api.types import (
     Stats,
     Subgraph,
     TrendingEntity,
+    TrendNormalize,
     TypeCount,
     kg_type,
+    trend_args,
 )
 from api.writer import INPUT_FIELDS, MAX_BATCH, WriteGate, records_of
 from kg import query as q
@@ -187,12 +189,16 @@ class Query(ResultsQuery):
         ]
 
     @strawberry.field(description="Entities whose share of papers rose most from the years before `since` to"
-                      " `since` and later (default: the latest year); at least 2 recent papers.")
+                      " `since` and later (default: the latest year); at least 2 recent papers. `venues`:"
+                      " count only papers of these venues; `normalize: VENUE`: compare shares within each"
+                      " venue seen both before and since `since` (a new venue lifts nothing).")
     async def trending(
-        self, info: ApiInfo, type: EntityType | None = None, since: int | None = None, first: int = 10
+        self, info: ApiInfo, type: EntityType | None = None, since: int | None = None, first: int = 10,
+        venues: list[str] | None = None, normalize: TrendNormalize = TrendNormalize.PAPERS,
     ) -> list[TrendingEntity]:
         check_range("first", first, 0, info.context.settings.max_page)
-        found = await off_loop(trending, info.context.query, kg_type(type), since, first)
+        vs, norm = trend_args(venues, normalize)
+        found = await off_loop(trending, info.context.query, kg_type(type), since, first, 2, vs, norm)
         return [from_record(TrendingEntity, t, entity=Entity.of(t.entity)) for t in found]
 
     @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")

@@ -253,3 +253,30 @@ def test_graphql_trend_and_trending(server: Server) -> None:
 def test_graphql_trending_first_is_bounded(server: Server) -> None:
     r = httpx.post(server.url + "/graphql", json={"query": "{ trending(first: 1000) { rise } }"}, timeout=30)
     assert "errors" in r.json()
+
+
+@pytest.fixture(scope="module")
+def venue_server() -> Iterator[Server]:
+    yield from serve(store_from(venue_corpus()))
+
+
+def test_graphql_trend_and_trending_within_venues(venue_server: Server) -> None:
+    query = ('{ entity(name: "named entity recognition") { acl: trend(venues: ["ACL"]) { year papers share } '
+             'mean: trend(normalize: VENUE) { year share } } '
+             'trending(type: TASK, since: 2022, normalize: VENUE) { entity { name } rise } '
+             'neurips: trending(type: TASK, since: 2022, venues: ["NeurIPS"]) { entity { name } rise } }')
+    r = httpx.post(venue_server.url + "/graphql", json={"query": query}, timeout=30)
+    body = r.json()
+    assert r.status_code == 200 and "errors" not in body, body
+    assert body["data"]["entity"]["acl"] == [{"year": 2022, "papers": 2, "share": 1.0},
+                                             {"year": 2023, "papers": 1, "share": 0.5}]
+    assert body["data"]["entity"]["mean"] == [{"year": 2019, "share": 0.25}, {"year": 2022, "share": 0.625},
+                                              {"year": 2023, "share": 0.375}]
+    assert body["data"]["trending"] == [{"entity": {"name": "image classification"}, "rise": 0.25},
+                                        {"entity": {"name": "named entity recognition"}, "rise": 0.0}]
+    assert body["data"]["neurips"] == body["data"]["trending"]
+
+
+def test_graphql_trending_refuses_an_empty_venue_list(venue_server: Server) -> None:
+    r = httpx.post(venue_server.url + "/graphql", json={"query": "{ trending(venues: []) { rise } }"}, timeout=30)
+    assert "number of venues" in r.json()["errors"][0]["message"]
