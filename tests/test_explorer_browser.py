@@ -304,6 +304,47 @@ def test_whole_state_comes_back_from_the_url(server: str, browser: Any) -> None:
     page.context.close()
 
 
+def test_back_returns_to_the_previous_node(server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server}/explore#node={DATASET}")
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    page.evaluate(f"kgExplorer.show('{PAPER}')")  # what picking a suggestion or "Centre here" does
+    page.wait_for_function(f"kgExplorer.center === '{PAPER}'")
+    page.go_back()
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    assert (page.evaluate("location.hash"), errors) == ("#node=dataset%2Fimagenet&show=30", [])
+    page.context.close()
+
+
+def test_the_first_pick_keeps_the_empty_page_in_history(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.locator("#search").press_sequentially("ImageNet", delay=30)
+    page.click(f"#suggestions li[data-id='{DATASET}']")
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    page.go_back()
+    page.wait_for_function("kgExplorer.center === null")
+    assert (page.url, page.evaluate("kgExplorer.nodes.length")) == (f"{server}/explore", 0)
+    page.context.close()
+
+
+def test_a_pasted_url_for_the_same_node_with_other_options_is_honoured(server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server}/explore#node={DATASET}&show=30")
+    page.wait_for_function(_DRAWN)
+    page.evaluate(f"location.hash = '#node={DATASET}&show=15&conf=0.50&hide=Metric'")
+    page.wait_for_function("document.querySelector('#limit').value === '15' && kgExplorer.state.limit === 15")
+    page.wait_for_function(_DRAWN)
+    got = page.evaluate("""() => ({ conf: kgExplorer.state.minConfidence,
+        metric: document.querySelector("#legend input[data-type='Metric']").checked,
+        metrics: kgExplorer.nodeView.get().filter((n) => n.type === 'Metric').length })""")
+    assert (got, errors) == ({"conf": 0.5, "metric": False, "metrics": 0}, [])
+    page.context.close()
+
+
 def test_expand_adds_the_next_ring_and_the_url_keeps_it(server: str, browser: Any) -> None:
     page = _new_page(browser, [])
     page.goto(f"{server}/explore#node={DATASET}")

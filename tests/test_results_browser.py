@@ -175,3 +175,15 @@ def test_low_confidence_rows_are_hidden_counted_and_shown_on_request(page: Any) 
     )
     assert page.inner_text(".kg-leaderboard .lb-low").startswith("1 more, lower confidence.")
     assert page.errors == []
+
+
+def test_compare_tray_never_covers_the_legend(page: Any) -> None:
+    show(page, "Frechet Inception Distance", "1.9")
+    page.locator(".lb-tick[data-paper='x-1']").first.check()
+    page.wait_for_selector("#kg-compare-tray")
+    tray = page.locator("#kg-compare-tray").bounding_box()
+    legend = page.locator("#legend").bounding_box()
+    apart = (tray["x"] + tray["width"] <= legend["x"] or legend["x"] + legend["width"] <= tray["x"]
+             or tray["y"] + tray["height"] <= legend["y"] or legend["y"] + legend["height"] <= tray["y"])
+    page.locator(".lb-tick[data-paper='x-1']").first.uncheck()
+    assert apart, (tray, legend)

@@ -305,6 +305,9 @@
   function setStatus(text) { $("status").textContent = text; }
 
   // ---- the URL: node, show, confidence, hidden types, expansions, panel ---------------------------
+  // A new centre pushes a history entry (Back returns to the previous node); other changes replace the
+  // current one. While the page follows the URL (load, Back, a pasted URL) it only replaces.
+  let restoring = false, lastHash = null;
   function writeHash() {
     const p = new URLSearchParams();
     if (state.center) p.set("node", state.center);
@@ -314,7 +317,11 @@
     for (const x of state.expanded) p.append("expand", x);
     if (state.panel && state.panel !== state.center) p.set("panel", state.panel);
     const hash = `#${p}`;
-    if (location.hash !== hash) history.replaceState(null, "", hash);
+    if (location.hash === hash) { lastHash = hash; return; }
+    const was = new URLSearchParams(location.hash.slice(1)).get("node");
+    if (!restoring && was !== state.center) history.pushState(null, "", hash);
+    else history.replaceState(null, "", hash);
+    lastHash = location.hash;
   }
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
@@ -331,7 +338,25 @@
     state.expanded = p.getAll("expand");
     state.panel = p.get("panel");
     const id = p.get("node");
-    if (id) show(id, { keepExpanded: true });
+    lastHash = location.hash;
+    if (id) {
+      restoring = true;
+      return show(id, { keepExpanded: true }).finally(() => { restoring = false; });
+    }
+    clearView();
+    return Promise.resolve();
+  }
+  // The URL changed under the page (Back/Forward, a pasted or edited URL): follow it, options included.
+  function followUrl() {
+    if (location.hash === lastHash) return;
+    readHash();
+  }
+  function clearView() {
+    state.center = api.center = null;
+    nodes.clear(); edges.clear(); state.rings.clear();
+    panel.hidden = true;
+    $("truncated").hidden = true;
+    setStatus("Search for a paper, dataset, method, task…");
   }
 
   // ---- search: suggestions ranked by papers, with counts; questions as one click -------------------
@@ -792,10 +817,8 @@
     state.limit = Number($("limit").value);
     if (state.center) show(state.center, { keepExpanded: true, panel: false }); else writeHash();
   });
-  window.addEventListener("hashchange", () => {
-    const p = new URLSearchParams(location.hash.slice(1));
-    if (p.get("node") && p.get("node") !== state.center) readHash();
-  });
+  window.addEventListener("hashchange", followUrl);
+  window.addEventListener("popstate", followUrl);
 
   function renderLegend() {
     const legend = $("legend");

@@ -171,7 +171,8 @@
     if (!state.selected.size) { tray?.remove(); return; }
     if (!tray) {
       tray = el("div", { id: "kg-compare-tray", role: "region", "aria-label": "Papers to compare" });
-      document.body.append(tray);
+      // over the map's top right corner: clear of the legend (bottom left) and the status (top left)
+      (document.getElementById("stage") || document.body).append(tray);
     }
     tray.replaceChildren(
       el("span", {}, `${state.selected.size} paper${state.selected.size === 1 ? "" : "s"} ticked`),
@@ -252,7 +253,7 @@
     .kg-leaderboard .lb-evidence { margin: 4px 0; font-size: 12px; }
     .kg-leaderboard .lb-value { font-variant-numeric: tabular-nums; font-weight: 600; }
     .kg-leaderboard tr.lb-board th { font-weight: 600; background: #f6f6f6; }
-    #kg-compare-tray { position: fixed; bottom: 12px; left: 12px; z-index: 20; background: #fff;
+    #kg-compare-tray { position: absolute; top: 8px; right: 12px; z-index: 20; background: #fff;
       border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; display: flex; gap: 8px; align-items: center;
       box-shadow: 0 2px 8px rgba(0,0,0,.15); font-size: 13px; }
     #kg-compare { position: fixed; inset: 5% 4%; z-index: 30; background: #fff; border: 1px solid #bbb;
