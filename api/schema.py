@@ -157,7 +157,8 @@ class Query(ResultsQuery):
 
     @strawberry.field(
         description="The entities sharing the most papers with an entity (of `types`), strongest first, "
-        "with their strongest links among themselves; its papers too when it has at most `maxPapers`."
+        "with their strongest links among themselves; its papers too when it has at most `maxPapers`. "
+        "`minConfidence`: count only links extracted with at least this confidence."
     )
     async def cooccurrence(
         self,
@@ -166,11 +167,15 @@ class Query(ResultsQuery):
         first: int = 30,
         types: list[EntityType] | None = None,
         max_papers: int = 12,
+        min_confidence: float = 0.0,
     ) -> Cooccurrence:
         check_range("first", first, 1, info.context.settings.max_page)
         check_range("maxPapers", max_papers, 0, info.context.settings.max_page)
+        if not 0.0 <= min_confidence <= 1.0:
+            raise PublicError("minConfidence must be between 0 and 1")
         kinds = [t.value for t in types or ()]
-        found = await off_loop(q.ring, info.context.query, str(id), first, kinds, max_papers)
+        found = await off_loop(q.ring, info.context.query, str(id), first, kinds, max_papers, 2,
+                               round(min_confidence, 2))
         if found is None:
             raise PublicError(f"no paper or entity with id {str(id)[:100]!r}")
         return Cooccurrence.of(found)

@@ -22,8 +22,8 @@
 
   const SEARCH = `query Suggest($text: String!) { search(text: $text, first: 40) {
     score paper { id title year } entity { id name type aliases paperCount } } }`;
-  const RING = `query Ring($id: ID!, $first: Int, $types: [EntityType!]) {
-    cooccurrence(id: $id, first: $first, types: $types) {
+  const RING = `query Ring($id: ID!, $first: Int, $types: [EntityType!], $conf: Float) {
+    cooccurrence(id: $id, first: $first, types: $types, minConfidence: $conf) {
       center more paperCount papersDrawn counted
       nodes { id label type papers shared } edges { source target relation weight } } }`;
   // Link confidences of up to 12 papers per request (aliases stay under the API's alias limit).
@@ -195,7 +195,7 @@
     return t.length === TYPES.length ? null : t.map((x) => x.toUpperCase());
   }
   async function fetchRing(id, first) {
-    const data = await gql(RING, { id, first, types: wantedTypes() });
+    const data = await gql(RING, { id, first, types: wantedTypes(), conf: state.minConfidence });
     return data.cooccurrence;
   }
   // Add a ring's nodes and edges; with `cap`, only its `cap` strongest nodes not drawn yet.
@@ -812,6 +812,10 @@
     $("confidence-value").textContent = state.minConfidence.toFixed(2);
     refreshFilters();
     writeHash();
+  });
+  // once the slider is let go, the map is counted again from the links above the threshold only
+  $("confidence").addEventListener("change", () => {
+    if (state.center) show(state.center, { keepExpanded: true, panel: false });
   });
   $("limit").addEventListener("change", () => {
     state.limit = Number($("limit").value);
