@@ -105,6 +105,27 @@ def big_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def gap_server() -> Iterator[str]:
+    """The app over four papers on ImageNet from 2019, 2022 (two) and 2023: none in 2020 or 2021."""
+    from kg.build import ensure_schema, write_extractions
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.settings import DEFAULT_BASE_IRI
+    from kg.store.embedded import EmbeddedStore
+    from kg.types import EntityRef, Evidence, Extraction, Link, Paper
+
+    text = "We evaluate on ImageNet."
+    ev = Evidence(text, "ImageNet", 15, 23, 0.9, rule="vocab")
+    exs = [Extraction(Paper(f"g{i}", text, title=f"Paper {i}", year=y),
+                      (Link("usesDataset", EntityRef("Dataset", "ImageNet"), ev),), extractor_version="t")
+           for i, y in enumerate([2019, 2022, 2022, 2023])]
+    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
+    ensure_schema(store, DEFAULT_BASE_IRI)
+    write_extractions(store, exs, GraphMapper(Iris(DEFAULT_BASE_IRI)))
+    yield from _serve(store)
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
@@ -591,3 +612,16 @@ def test_graphiql_page_and_files_come_from_this_server(server: str) -> None:
                  "graphiql.min.css", "graphiql-start.js"):
         assert httpx.get(f"{server}/graphiql/static/{name}").status_code == 200, name
     assert httpx.get(f"{server}/graphiql/static/package.json").status_code == 404
+
+
+def test_papers_per_year_leaves_empty_slots_for_years_without_papers(gap_server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{gap_server}/explore#node={DATASET}")
+    page.wait_for_selector("#panel svg.trend-chart rect[data-year]")
+    bars = page.eval_on_selector_all("#panel svg.trend-chart rect[data-year]",
+                                     "els => els.map(e => [Number(e.dataset.year), Number(e.dataset.papers),"
+                                     " Number(e.getAttribute('x'))])")
+    assert [(y, n) for y, n, _ in bars] == [(2019, 1), (2022, 2), (2023, 1)]
+    slot = bars[2][2] - bars[1][2]
+    assert round(bars[1][2] - bars[0][2], 3) == round(3 * slot, 3)  # 2020 and 2021 stay empty
+    page.context.close()

@@ -677,13 +677,15 @@
   }
 
   // Papers per year as a small bar chart (SVG), from `entity { trend }`; left out if the API has none.
+  // Every year from the first to the last has its slot: a year without papers in the graph stays empty.
   async function drawTrend(box, e) {
     let rows;
     try { rows = (await gql(TREND, { id: e.id })).entity.trend; } catch (err) { return; }
     if (!rows || !rows.length) return;
     const W = 380, H = 110, left = 28, bottom = 18, top = 8;
     const max = Math.max(...rows.map((r) => r.papers), 1);
-    const bw = (W - left) / rows.length;
+    const first = rows[0].year, slots = rows[rows.length - 1].year - first + 1;
+    const bw = (W - left) / slots;
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("class", "trend-chart");
@@ -698,7 +700,8 @@
     };
     add("text", { x: 0, y: top + 8, class: "axis" }, String(max));
     add("line", { x1: left - 2, y1: H - bottom, x2: W, y2: H - bottom, class: "axis" });
-    rows.forEach((r, i) => {
+    rows.forEach((r) => {
+      const i = r.year - first;
       const h = ((H - bottom - top) * r.papers) / max;
       const bar = add("rect", { x: left + i * bw + 1, y: H - bottom - h, width: Math.max(bw - 2, 1), height: h,
                                 "data-year": r.year, "data-papers": r.papers,
@@ -706,7 +709,7 @@
       const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
       t.textContent = `${r.year}: ${plural(r.papers, "paper")} (${(100 * r.share).toFixed(1)}% of the year's papers)`;
       bar.append(t);
-      if (rows.length <= 12 || i % Math.ceil(rows.length / 8) === 0) {
+      if (slots <= 12 || i % Math.ceil(slots / 8) === 0) {
         add("text", { x: left + i * bw + bw / 2, y: H - 4, class: "axis", "text-anchor": "middle" }, String(r.year));
       }
     });
