@@ -625,3 +625,32 @@ def test_papers_per_year_leaves_empty_slots_for_years_without_papers(gap_server:
     slot = bars[2][2] - bars[1][2]
     assert round(bars[1][2] - bars[0][2], 3) == round(3 * slot, 3)  # 2020 and 2021 stay empty
     page.context.close()
+
+
+def test_trending_view_lists_rising_entities_each_with_its_chart(big_server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{big_server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.click("#trending-open")
+    page.wait_for_selector("#panel ol.trending li[data-id] svg.spark polyline")
+    q = "{ trending(type: METHOD, first: 10) { entity { id } } }"
+    want = [t["entity"]["id"] for t in httpx.post(f"{big_server}/graphql", json={"query": q}).json()[
+        "data"]["trending"]]
+    shown = page.eval_on_selector_all("#panel ol.trending li[data-id]", "els => els.map(e => e.dataset.id)")
+    charts = page.locator("#panel ol.trending li[data-id] svg.spark polyline").count()
+    assert (shown, charts >= len(want), errors) == (want, True, [])
+    page.context.close()
+
+
+def test_trending_view_opens_an_entity_from_its_row(big_server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.click("#trending-open")
+    row = page.locator("#panel ol.trending li[data-id]").first
+    row.wait_for()
+    name = row.locator("button.link").inner_text()
+    row.locator("button.link").click()
+    page.wait_for_selector(f"#panel h2:text-is('{name}')")
+    page.context.close()

@@ -38,6 +38,9 @@
     papers(first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
       edges { node { id title year venue url links(type: $type) { relation evidence confidence entity { id } } } } } } }`;
   const TREND = `query Trend($id: ID!) { entity(id: $id) { trend { year papers share } } }`;
+  const TRENDING = `query Trending($type: EntityType, $since: Int) {
+    trending(type: $type, since: $since, first: 10) { since rise recentPapers earlierPapers
+      entity { id name type paperCount trend { year papers share } } } }`;
   const USING = { Dataset: "dataset", Method: "method", Task: "task", Model: "model", Domain: "domain" };
   const papersUsing = (arg) => `query Using($name: String!, $after: String) {
     papers(${arg}: $name, first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
@@ -716,6 +719,66 @@
     box.replaceChildren(el("h3", {}, "Papers per year"), svg);
   }
 
+  // ---- trending: the entities of a type whose share of papers rose most since a year ------------------
+  async function showTrending(type = "Method", since = null) {
+    panel.hidden = false;
+    const kind = el("select", { class: "trending-type", "aria-label": "Type" },
+      ...TYPES.map((t) => el("option", t === type ? { value: t, selected: "" } : { value: t }, t)));
+    const year = el("input", { type: "number", class: "trending-since", "aria-label": "Since", min: "1900",
+                               max: "2100", step: "1", value: since == null ? "" : String(since) });
+    const list = el("ol", { class: "trending" });
+    const redo = () => showTrending(kind.value, year.value ? Number(year.value) : null);
+    kind.addEventListener("change", redo);
+    year.addEventListener("change", redo);
+    body.replaceChildren(el("span", { class: "badge ask" }, "Trending"), el("h2", {}, `Rising ${type}s`),
+      el("p", { class: "asks" }, el("label", {}, "Type ", kind), el("label", {}, " since ", year)), list,
+      el("p", { class: "muted" }, "Rise: share of the papers from that year on minus share of the earlier ones."));
+    list.append(el("li", { class: "muted" }, "Loading…"));
+    try {
+      const { trending } = await gql(TRENDING, { type: type.toUpperCase(), since });
+      list.replaceChildren(...trending.map((t) => el("li", { "data-id": t.entity.id },
+        nodeButton(t.entity.id, t.entity.name),
+        el("span", { class: "count" }, `${t.rise >= 0 ? "+" : ""}${(100 * t.rise).toFixed(1)} pts · `
+          + `${plural(t.recentPapers, "paper")} since ${t.since}`),
+        spark(t.entity))));
+      if (!trending.length) list.replaceChildren(el("li", { class: "muted" }, "Nothing rising."));
+      if (!year.value && trending.length) year.value = String(trending[0].since);
+    } catch (err) {
+      list.replaceChildren(el("li", { class: "error" }, `Could not load: ${err.message}`));
+      console.error(err);
+    }
+  }
+  // A small line of the entity's share per year; a year without papers breaks the line.
+  function spark(e) {
+    const rows = e.trend || [];
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    const W = 120, H = 26;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("class", "spark");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `Share of papers per year linked to ${e.name}`);
+    if (!rows.length) return svg;
+    const first = rows[0].year, span = Math.max(rows[rows.length - 1].year - first, 1);
+    const max = Math.max(...rows.map((r) => r.share), 1e-9);
+    let piece = [], prev = null;
+    const flush = () => {
+      if (!piece.length) return;
+      const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+      line.setAttribute("points", piece.join(" "));
+      line.setAttribute("stroke", (state.styles[titleCase(e.type)] || {}).color || "#4e79a7");
+      svg.append(line);
+      piece = [];
+    };
+    for (const r of rows) {
+      if (prev != null && r.year !== prev + 1) flush();
+      piece.push(`${(2 + ((W - 4) * (r.year - first)) / span).toFixed(1)},${(H - 2 - ((H - 4) * r.share) / max).toFixed(1)}`);
+      prev = r.year;
+    }
+    flush();
+    return svg;
+  }
+  $("trending-open").addEventListener("click", () => showTrending());
+
   // ---- downloads: the view as PNG/SVG, its subgraph as Turtle (/explore/subgraph) or GraphML -------
   function save(blob, name) {
     const a = el("a", { href: URL.createObjectURL(blob), download: name });
@@ -849,7 +912,7 @@
     if (location.hash) readHash(); else setStatus("Search for a paper, dataset, method, task…");
   }
 
-  Object.assign(api, { show, expand, openPanel, ask, download, svgOfView, graphmlOfView, gql,
+  Object.assign(api, { show, expand, openPanel, ask, download, showTrending, svgOfView, graphmlOfView, gql,
                        visibleNodeIds: () => nodeView.getIds() });
   window.kgExplorer = api;
   start();
