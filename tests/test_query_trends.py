@@ -278,5 +278,6 @@ def test_graphql_trend_and_trending_within_venues(venue_server: Server) -> None:
 
 
 def test_graphql_trending_refuses_an_empty_venue_list(venue_server: Server) -> None:
-    r = httpx.post(venue_server.url + "/graphql", json={"query": "{ trending(venues: []) { rise } }"}, timeout=30)
+    body = {"query": "{ trending(venues: []) { rise } }"}
+    r = httpx.post(venue_server.url + "/graphql", json=body, timeout=30)
     assert "number of venues" in r.json()["errors"][0]["message"]
