@@ -154,7 +154,7 @@ def test_trending_reads_one_query_of_year_tables(store: EmbeddedStore) -> None:
     store.select = spy  # type: ignore[method-assign]
     for kw in ({}, {"normalize": "VENUE"}, {"venues": ["ICML"]}):
         ctx = fresh_ctx(store)
-        trending(ctx, "Dataset", since=2024, min_papers=1, **kw)  # type: ignore[arg-type]
+        trending(ctx, "Dataset", since=2024, min_papers=1, **kw)
     tables = [s for s in seen if "yearTable" in s]
     assert len(tables) == 3 and not any("graph/paper" in s or "GROUP BY" in s for s in seen), seen
 
