@@ -15,7 +15,7 @@ from strawberry.dataloader import DataLoader
 from api.limits import check_deadline
 from kg import query as q
 from kg.query import EntityInfo, LinkInfo, Page, PaperInfo, QueryContext
-from kg.query.trends import TrendPoint, trends_by_iris
+from kg.query.trends import Normalize, TrendPoint, trends_by_iris
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -23,6 +23,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 PapersKey = tuple[str, str | None, int, str | None]  # entity iri, relation, first, after
 RelatedKey = tuple[str, int]
+TrendKey = tuple[str, tuple[str, ...] | None, Normalize]  # entity iri, venues, normalize
 
 
 ON_REQUEST_THREAD: ContextVar[bool] = ContextVar("kg_on_request_thread", default=False)
@@ -63,7 +64,7 @@ class Loaders:
         self.narrower: DataLoader[str, list[EntityInfo]] = CheckedLoader(self._narrower)
         self.related: DataLoader[RelatedKey, list[EntityInfo]] = CheckedLoader(self._related)
         self.papers: DataLoader[PapersKey, Page[PaperInfo]] = CheckedLoader(self._papers)
-        self.trends: DataLoader[str, list[TrendPoint]] = CheckedLoader(self._trends)
+        self.trends: DataLoader[TrendKey, list[TrendPoint]] = CheckedLoader(self._trends)
 
     async def _links(self, keys: Sequence[str]) -> list[list[LinkInfo]]:
         found = await off_loop(q.links_by_paper, self.ctx, keys)
@@ -84,9 +85,12 @@ class Loaders:
         found = {first: await off_loop(q.related, self.ctx, iris, first) for first, iris in by_first.items()}
         return [found[first].get(iri, []) for iri, first in keys]
 
-    async def _trends(self, keys: Sequence[str]) -> list[list[TrendPoint]]:
-        found = await off_loop(trends_by_iris, self.ctx, keys)
-        return [found.get(k, []) for k in keys]
+    async def _trends(self, keys: Sequence[TrendKey]) -> list[list[TrendPoint]]:
+        groups: dict[tuple[tuple[str, ...] | None, Normalize], list[str]] = defaultdict(list)
+        for iri, venues, normalize in keys:
+            groups[(venues, normalize)].append(iri)
+        found = {g: await off_loop(trends_by_iris, self.ctx, iris, g[0], g[1]) for g, iris in groups.items()}
+        return [found[(venues, normalize)].get(iri, []) for iri, venues, normalize in keys]
 
     async def _papers(self, keys: Sequence[PapersKey]) -> list[Page[PaperInfo]]:
         groups: dict[tuple[str | None, int, str | None], list[str]] = defaultdict(list)

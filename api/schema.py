@@ -48,8 +48,10 @@ from api.types import (
     Stats,
     Subgraph,
     TrendingEntity,
+    TrendNormalize,
     TypeCount,
     kg_type,
+    trend_args,
 )
 from api.writer import INPUT_FIELDS, MAX_BATCH, WriteGate, records_of
 from kg import query as q
@@ -155,7 +157,8 @@ class Query(ResultsQuery):
 
     @strawberry.field(
         description="The entities sharing the most papers with an entity (of `types`), strongest first, "
-        "with their strongest links among themselves; its papers too when it has at most `maxPapers`."
+        "with their strongest links among themselves; its papers too when it has at most `maxPapers`. "
+        "`minConfidence`: count only links extracted with at least this confidence."
     )
     async def cooccurrence(
         self,
@@ -164,11 +167,15 @@ class Query(ResultsQuery):
         first: int = 30,
         types: list[EntityType] | None = None,
         max_papers: int = 12,
+        min_confidence: float = 0.0,
     ) -> Cooccurrence:
         check_range("first", first, 1, info.context.settings.max_page)
         check_range("maxPapers", max_papers, 0, info.context.settings.max_page)
+        if not 0.0 <= min_confidence <= 1.0:
+            raise PublicError("minConfidence must be between 0 and 1")
         kinds = [t.value for t in types or ()]
-        found = await off_loop(q.ring, info.context.query, str(id), first, kinds, max_papers)
+        found = await off_loop(q.ring, info.context.query, str(id), first, kinds, max_papers, 2,
+                               round(min_confidence, 2))
         if found is None:
             raise PublicError(f"no paper or entity with id {str(id)[:100]!r}")
         return Cooccurrence.of(found)
@@ -187,12 +194,16 @@ class Query(ResultsQuery):
         ]
 
     @strawberry.field(description="Entities whose share of papers rose most from the years before `since` to"
-                      " `since` and later (default: the latest year); at least 2 recent papers.")
+                      " `since` and later (default: the latest year); at least 2 recent papers. `venues`:"
+                      " count only papers of these venues; `normalize: VENUE`: compare shares within each"
+                      " venue seen both before and since `since` (a new venue lifts nothing).")
     async def trending(
-        self, info: ApiInfo, type: EntityType | None = None, since: int | None = None, first: int = 10
+        self, info: ApiInfo, type: EntityType | None = None, since: int | None = None, first: int = 10,
+        venues: list[str] | None = None, normalize: TrendNormalize = TrendNormalize.PAPERS,
     ) -> list[TrendingEntity]:
         check_range("first", first, 0, info.context.settings.max_page)
-        found = await off_loop(trending, info.context.query, kg_type(type), since, first)
+        vs, norm = trend_args(venues, normalize)
+        found = await off_loop(trending, info.context.query, kg_type(type), since, first, 2, vs, norm)
         return [from_record(TrendingEntity, t, entity=Entity.of(t.entity)) for t in found]
 
     @strawberry.field(description="Counts of papers, links per relation, entities per type and triples.")

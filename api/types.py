@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, cast
 import strawberry
 
 from api.context import ApiInfo
+from api.errors import PublicError
 from api.page import Connection, check_range
 from api.records import from_record
 from api.results import EntityMetrics, PaperResults
 from kg.query import EntityInfo, Page, PaperInfo
 from kg.query import model as m
 from kg.query.graph import Ring as RingRecord
+from kg.query.trends import Normalize
 from kg.types import ENTITY_TYPES, PAPER_RELATIONS
 from kg.types import EntityType as KgEntityType
 
@@ -23,6 +25,23 @@ if TYPE_CHECKING:
 else:  # the members come from kg.types, where the entity types are said once
     EntityType = strawberry.enum(Enum("EntityType", [(t.upper(), t) for t in ENTITY_TYPES]),
                                  description="The kinds of entity a paper links to.")
+
+
+@strawberry.enum(description="How a trend's share of a year is computed (kg.query.trends).")
+class TrendNormalize(Enum):
+    PAPERS = "PAPERS"  # the entity's papers / all counted papers of the year
+    VENUE = "VENUE"  # the mean over the year's venues of the entity's share of that venue's papers
+
+
+def trend_args(venues: list[str] | None,
+               normalize: TrendNormalize) -> tuple[tuple[str, ...] | None, Normalize]:
+    """The query layer's venue filter and normalisation (at most 50 venues of 200 characters)."""
+    if venues is not None:
+        check_range("number of venues", len(venues), 1, 50)
+        if any(len(v) > 200 for v in venues):
+            raise PublicError("a venue name is longer than 200 characters")
+    return (None if venues is None else tuple(sorted(set(venues))),
+            "VENUE" if normalize is TrendNormalize.VENUE else "PAPERS")
 
 
 def kg_type(t: EntityType | None) -> KgEntityType | None:
@@ -112,9 +131,14 @@ class Entity(EntityMetrics):
         return [Entity.of(e) for e in await info.context.loaders.narrower.load(self.iri)]
 
     @strawberry.field(description="Papers per year linked to this entity and their share of that year's"
-                      " papers (every year of the graph, oldest first).")
-    async def trend(self, info: ApiInfo) -> list[TrendPoint]:
-        return [from_record(TrendPoint, p) for p in await info.context.loaders.trends.load(self.iri)]
+                      " papers (every year with papers, oldest first: a year without any is left out)."
+                      " `venues`: count only papers of these venues; `normalize: VENUE`: a year's share"
+                      " is the mean of the entity's shares of each venue's papers that year.")
+    async def trend(self, info: ApiInfo, venues: list[str] | None = None,
+                    normalize: TrendNormalize = TrendNormalize.PAPERS) -> list[TrendPoint]:
+        vs, norm = trend_args(venues, normalize)
+        found = await info.context.loaders.trends.load((self.iri, vs, norm))
+        return [from_record(TrendPoint, p) for p in found]
 
     @strawberry.field(description="Entities that share the most papers with this one.")
     async def related(self, info: ApiInfo, first: int = 10) -> list[Entity]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import textwrap
 from dataclasses import dataclass
 from importlib.resources import files
@@ -260,7 +261,8 @@ def draw_trend(series: list[tuple[str, list[tuple[int, int, float]]]], out: str 
                title: str | None = None) -> Path:
     """`kg trend`: one line per entity, papers per year (or share of the year's papers), as .png or .svg.
 
-    `series` holds (label, [(year, papers, share), ...]) with the same years for every entity."""
+    `series` holds (label, [(year, papers, share), ...]) with the same years for every entity; a year
+    between the first and the last without a point is drawn as a gap (NaN), not a zero."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -274,8 +276,9 @@ def draw_trend(series: list[tuple[str, list[tuple[int, int, float]]]], out: str 
     with plt.rc_context({"svg.fonttype": "none", "font.family": "DejaVu Sans"}):
         fig, ax = plt.subplots(figsize=(8.0, 4.5))
         for i, (label, points) in enumerate(series):
-            years = [p[0] for p in points]
-            ys = [100 * p[2] if share else p[1] for p in points]
+            at = {p[0]: 100 * p[2] if share else float(p[1]) for p in points}
+            years = list(range(min(at), max(at) + 1)) if at else []
+            ys = [at.get(y, math.nan) for y in years]
             ax.plot(years, ys, marker="o", markersize=4, linewidth=2, color=palette[i % len(palette)],
                     label=label)
         ax.set_xlabel("year")

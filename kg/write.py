@@ -27,17 +27,24 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from kg.query.counts import (
+    SHARDS,
     EntityCounts,
     Globals,
     Layout,
     PaperFacts,
+    TableRow,
+    decode_table,
     encode_buckets,
+    encode_table,
+    encode_venue_years,
     encode_years,
     paper_facts,
+    shard_of,
     stored_buckets,
     stored_entities,
     stored_entity_quads,
     stored_globals,
+    stored_tables,
     year_of,
 )
 from kg.query.memo import Change, carry_over
@@ -359,6 +366,9 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
     papers: dict[str, int] = defaultdict(int)
     years: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     g_ = agg.globals
+    # entity -> venue -> year -> change (not kept in aggregates written before venues were counted)
+    venue_years: dict[str, dict[str, dict[int, int]]] = defaultdict(dict)
+    by_venue = g_.venues
     listed: dict[str, dict[str, str | None]] = _list_changes(iris, graphs, before, after)
     for g in graphs:
         for facts, sign in ((before[g], -1), (after[g], 1)):
@@ -370,14 +380,22 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
             g_.extractors[version] = g_.extractors.get(version, 0) + sign
             if facts.year is not None:
                 g_.years[facts.year] = g_.years.get(facts.year, 0) + sign
+            venue = facts.venue if facts.year is not None and by_venue is not None else None
+            if venue and by_venue is not None and facts.year is not None:
+                vy = by_venue.setdefault(venue, {})
+                vy[facts.year] = vy.get(facts.year, 0) + sign
             for rel, _ in facts.links:
                 g_.links[rel] = g_.links.get(rel, 0) + sign
             for e in {e for _, e in facts.links}:
                 papers[e] += sign
                 if facts.year is not None:
                     years[e][facts.year] += sign
+                    if venue:
+                        vy = venue_years[e].setdefault(venue, {})
+                        vy[facts.year] = vy.get(facts.year, 0) + sign
     touched = sorted({e for e in set(papers) | set(years)
-                      if papers.get(e, 0) or any(years[e].values())} | set(listed))
+                      if papers.get(e, 0) or any(years[e].values())
+                      or any(any(d.values()) for d in venue_years.get(e, {}).values())} | set(listed))
     touched = [e for e in touched if (eid := iris.entity_id_of(e)) and iris.type_of_entity_id(eid)]
     if not every:
         agg.entities = stored_entities(store, layout, touched)
@@ -389,6 +407,7 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
         entries = stored_blocks(store, layout, reached)
     out: dict[str, list[Quad]] = {}
     changed_types: set[str] = set()
+    tables: dict[tuple[str, int], dict[str, TableRow | None]] = defaultdict(dict)  # None: row removed
     for e in sorted(set(agg.entities) | set(touched)) if every else touched:
         eid = iris.entity_id_of(e) or ""
         etype = iris.type_of_entity_id(eid) or ""
@@ -397,6 +416,10 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
         ys = dict(was.years)
         for y, d in years.get(e, {}).items():
             ys[y] = ys.get(y, 0) + d
+        vys = {v: dict(c) for v, c in was.venues.items()}
+        for v, delta in venue_years.get(e, {}).items():
+            for y, d in delta.items():
+                vys.setdefault(v, {})[y] = vys.get(v, {}).get(y, 0) + d
         sizes = agg.buckets.setdefault(etype, {})
         if was.papers > 0 and not every:
             sizes[was.papers] = sizes.get(was.papers, 0) - 1
@@ -409,9 +432,14 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
         if n > 0:
             bucket = NamedNode(layout.bucket(etype, n))
             quads.append(Quad(bucket, layout.term("member"), NamedNode(layout.years_node(eid)), graph))
+            node = NamedNode(layout.years_node(eid))
             if encoded := encode_years(ys):
-                node = NamedNode(layout.years_node(eid))
                 quads.append(Quad(node, layout.term("years"), Literal(encoded), graph))
+            if by_venue is not None and (encoded := encode_venue_years(vys)) != "{}":
+                quads.append(Quad(node, layout.term("venueYears"), Literal(encoded), graph))
+        if by_venue is not None:
+            row = (encode_years(ys), encode_venue_years(vys))
+            tables[etype, shard_of(eid)][eid] = row if n > 0 and row[0] else None
         if every:
             kept = dict(agg.lists.get(e, {}))
             for paper, rels in listed.get(e, {}).items():
@@ -432,6 +460,8 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
         for k, part in rewritten.items():
             out[block_graph(layout, eid, k)] = block_quads(layout, eid, k, part)
         out[graph.value] = quads
+    if by_venue is not None:
+        out.update(_table_graphs(store, layout, tables, every))
     for t in changed_types:
         graph = NamedNode(layout.type_graph(t))
         out[graph.value] = [Quad(NamedNode(layout.type_node(t)), layout.term("buckets"),
@@ -449,6 +479,27 @@ def _counter_graphs(store: Store, iris: Iris, graphs: Mapping[str, Sequence[Quad
                             after[g].links if after[g].paper else None)
     iris_of = frozenset(iris.paper(pid) for pid in changed)
     return out, Change(changed, frozenset(touched), iris_of)
+
+
+def _table_graphs(store: Store, layout: Layout,
+                  changes: Mapping[tuple[str, int], Mapping[str, TableRow | None]],
+                  every: bool) -> dict[str, list[Quad]]:
+    """The year-table shards with these rows changed (`every`: all shards of every type, from `changes`
+    alone)."""
+    keys = [(t, k) for t in ENTITY_TYPES for k in range(SHARDS)] if every else list(changes)
+    held = {} if every else stored_tables(store, layout, keys)
+    out: dict[str, list[Quad]] = {}
+    for t, k in keys:
+        rows = decode_table(held.get((t, k), ""))
+        for eid, row in changes.get((t, k), {}).items():
+            if row is None:
+                rows.pop(eid, None)
+            else:
+                rows[eid] = row
+        graph = NamedNode(layout.table_graph(t, k))
+        out[graph.value] = [Quad(NamedNode(layout.table_node(t, k)), layout.term("yearTable"),
+                                 Literal(encode_table(rows)), graph)] if rows else []
+    return out
 
 
 def _list_changes(iris: Iris, graphs: Mapping[str, Sequence[Quad]], before: Mapping[str, PaperFacts],
@@ -483,16 +534,20 @@ def _tidy(g: Globals) -> None:
     g.entities = {k: v for k, v in sorted(g.entities.items()) if v}
     g.extractors = {k: v for k, v in sorted(g.extractors.items()) if v}
     g.years = {k: v for k, v in sorted(g.years.items()) if v}
+    if g.venues is not None:
+        g.venues = {v: ys for v, c in sorted(g.venues.items())
+                    if (ys := {y: n for y, n in sorted(c.items()) if n})}
 
 
 def recount(store: Store, iris: Iris) -> Aggregates:
     """Every aggregate computed from the graph (a full scan: for migration and stores filled otherwise)."""
     pfx = prefixes(iris)
-    found: dict[str, tuple[int | None, str | None]] = {}
-    for r in store.select(pfx + "SELECT ?p (SAMPLE(?y0) AS ?y) (SAMPLE(?v0) AS ?v) WHERE { ?p a kg:Paper "
-                          "OPTIONAL { ?p dcterms:issued ?y0 } OPTIONAL { ?p kg:extractorVersion ?v0 } }"
-                          " GROUP BY ?p"):
-        found[text(r, "p") or ""] = (year_of(text(r, "y")), text(r, "v"))
+    found: dict[str, tuple[int | None, str | None, str | None]] = {}
+    for r in store.select(pfx + "SELECT ?p (SAMPLE(?y0) AS ?y) (SAMPLE(?v0) AS ?v) (SAMPLE(?w0) AS ?w) "
+                          "WHERE { ?p a kg:Paper OPTIONAL { ?p dcterms:issued ?y0 } "
+                          "OPTIONAL { ?p kg:extractorVersion ?v0 } OPTIONAL { ?p kg:venue ?w0 } } "
+                          "GROUP BY ?p"):
+        found[text(r, "p") or ""] = (year_of(text(r, "y")), text(r, "v"), text(r, "w") or None)
     branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in paper_relations(iris))
     links: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for r in store.select(pfx + f"SELECT DISTINCT ?p ?r ?e WHERE {{ ?p a kg:Paper . {branches} "
@@ -504,8 +559,8 @@ def recount(store: Store, iris: Iris) -> Aggregates:
     paper_quads = integer(rows[0], "n") if rows else 0
     eg = NamedNode(iris.entities_graph)
     rows = store.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {eg} {{ ?s ?p ?o }} }}")
-    facts = [(p, PaperFacts(True, year, version, frozenset(links.get(p, ())), 0))
-             for p, (year, version) in found.items()]
+    facts = [(p, PaperFacts(True, year, version, frozenset(links.get(p, ())), 0, venue))
+             for p, (year, version, venue) in found.items()]
     agg = tally(iris, facts, entity_quads=integer(rows[0], "n") if rows else 0)
     agg.globals.paper_quads = paper_quads
     return agg
@@ -516,12 +571,16 @@ def tally(iris: Iris, facts: Iterable[tuple[str, PaperFacts]], *, entity_quads: 
     entity-description quads: what `recount` reads from a store, or a fresh build from its papers."""
     g = Globals()
     year_of_paper: dict[str, int | None] = {}
+    venue_of_paper: dict[str, str] = {}
     by_entity: dict[str, set[str]] = defaultdict(set)
     rels_of: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for p, f in facts:
         if not f.paper:
             continue
         year_of_paper[p] = f.year
+        if f.venue and f.year is not None and g.venues is not None:
+            venue_of_paper[p] = f.venue
+            g.venues.setdefault(f.venue, {})[f.year] = g.venues.get(f.venue, {}).get(f.year, 0) + 1
         g.papers += 1
         g.paper_quads += f.quads
         version = f.version or "none"
@@ -540,10 +599,13 @@ def tally(iris: Iris, facts: Iterable[tuple[str, PaperFacts]], *, entity_quads: 
         if eid is None or iris.type_of_entity_id(eid) is None:
             continue
         ys: dict[int, int] = defaultdict(int)
+        vys: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         for p in ps:
             if (y := year_of_paper.get(p)) is not None:
                 ys[y] += 1
-        entities[e] = EntityCounts(len(ps), dict(ys))
+                if (v := venue_of_paper.get(p)) is not None:
+                    vys[v][y] += 1
+        entities[e] = EntityCounts(len(ps), dict(ys), {v: dict(c) for v, c in vys.items()})
     lists = {e: {pid: " ".join(sorted(rs)) for pid, rs in rels_of[e].items()} for e in entities}
     return Aggregates(g, entity_quads, entities, {}, lists)
 

@@ -38,6 +38,7 @@ def assert_consistent(store: EmbeddedStore) -> None:
     assert (kept.papers, kept.paper_quads, kept.links, kept.extractors, kept.years) == (
         full.globals.papers, full.globals.paper_quads, {k: v for k, v in full.globals.links.items() if v},
         full.globals.extractors, full.globals.years)
+    assert kept.venues == full.globals.venues
     assert stored_entity_quads(store, layout) == full.entity_quads
     ctx = fresh_ctx(store)
     assert q.stats(ctx) == stats_from_graph(ctx)
@@ -135,6 +136,27 @@ def test_statistics_read_no_paper_graph(store: EmbeddedStore) -> None:
     q.stats(ctx)
     q.entities(ctx, "Dataset", first=3)
     assert seen and not any("graph/paper" in s or "GROUP BY" in s for s in seen), seen
+
+
+def test_trending_reads_one_query_of_year_tables(store: EmbeddedStore) -> None:
+    """`trending`, with or without venues, reads the year-table shards in one query: no paper graph, no
+    aggregation, no query per entity."""
+    from kg.query.trends import trending
+
+    write_extractions(store, years(gold_extractions()), GraphMapper(IRIS))
+    seen: list[str] = []
+    real = store.select
+
+    def spy(query: str, *a: object, **k: object) -> list:  # type: ignore[type-arg]
+        seen.append(query)
+        return real(query, *a, **k)  # type: ignore[arg-type]
+
+    store.select = spy  # type: ignore[method-assign]
+    for kw in ({}, {"normalize": "VENUE"}, {"venues": ["ICML"]}):
+        ctx = fresh_ctx(store)
+        trending(ctx, "Dataset", since=2024, min_papers=1, **kw)
+    tables = [s for s in seen if "yearTable" in s]
+    assert len(tables) == 3 and not any("graph/paper" in s or "GROUP BY" in s for s in seen), seen
 
 
 def test_trend_numbers_come_from_the_counters(store: EmbeddedStore) -> None:

@@ -319,6 +319,20 @@ def test_trend_draws_entities_per_year(seed_store: Path, tmp_path: Path) -> None
     assert "ImageNet (" in text and "UCF101 (" in text
 
 
+def test_trend_within_venues_normalised_per_venue(seed_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "trend.svg"
+    proc = kg("trend", "ImageNet", "--venue", "ICML 2025", "--per-venue", "-o", out, "--store", seed_store)
+    assert proc.stderr.strip() == f"wrote {out}"
+    assert "share of the year's papers (%)" in out.read_text()
+
+
+def test_trend_in_a_venue_without_papers_is_one_line(seed_store: Path, tmp_path: Path) -> None:
+    proc = kg("trend", "ImageNet", "--venue", "Nowhere", "-o", tmp_path / "t.png", "--store", seed_store,
+              check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == "error: none of these entities has a paper with a year in 'Nowhere'"
+
+
 def test_trend_of_an_unknown_name_is_one_line(seed_store: Path, tmp_path: Path) -> None:
     proc = kg("trend", "quantum gravity", "-o", tmp_path / "t.png", "--store", seed_store, check=False)
     assert proc.returncode != 0 and proc.stderr.strip() == "error: no entity named 'quantum gravity'"

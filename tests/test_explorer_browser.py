@@ -105,6 +105,27 @@ def big_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def gap_server() -> Iterator[str]:
+    """The app over four papers on ImageNet from 2019, 2022 (two) and 2023: none in 2020 or 2021."""
+    from kg.build import ensure_schema, write_extractions
+    from kg.rdf.iris import Iris
+    from kg.rdf.mapping import GraphMapper
+    from kg.settings import DEFAULT_BASE_IRI
+    from kg.store.embedded import EmbeddedStore
+    from kg.types import EntityRef, Evidence, Extraction, Link, Paper
+
+    text = "We evaluate on ImageNet."
+    ev = Evidence(text, "ImageNet", 15, 23, 0.9, rule="vocab")
+    exs = [Extraction(Paper(f"g{i}", text, title=f"Paper {i}", year=y),
+                      (Link("usesDataset", EntityRef("Dataset", "ImageNet"), ev),), extractor_version="t")
+           for i, y in enumerate([2019, 2022, 2022, 2023])]
+    store = EmbeddedStore(None, base_iri=DEFAULT_BASE_IRI)
+    ensure_schema(store, DEFAULT_BASE_IRI)
+    write_extractions(store, exs, GraphMapper(Iris(DEFAULT_BASE_IRI)))
+    yield from _serve(store)
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
@@ -304,6 +325,47 @@ def test_whole_state_comes_back_from_the_url(server: str, browser: Any) -> None:
     page.context.close()
 
 
+def test_back_returns_to_the_previous_node(server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server}/explore#node={DATASET}")
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    page.evaluate(f"kgExplorer.show('{PAPER}')")  # what picking a suggestion or "Centre here" does
+    page.wait_for_function(f"kgExplorer.center === '{PAPER}'")
+    page.go_back()
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    assert (page.evaluate("location.hash"), errors) == ("#node=dataset%2Fimagenet&show=30", [])
+    page.context.close()
+
+
+def test_the_first_pick_keeps_the_empty_page_in_history(server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.locator("#search").press_sequentially("ImageNet", delay=30)
+    page.click(f"#suggestions li[data-id='{DATASET}']")
+    page.wait_for_function(_DRAWN + f" && kgExplorer.center === '{DATASET}'")
+    page.go_back()
+    page.wait_for_function("kgExplorer.center === null")
+    assert (page.url, page.evaluate("kgExplorer.nodes.length")) == (f"{server}/explore", 0)
+    page.context.close()
+
+
+def test_a_pasted_url_for_the_same_node_with_other_options_is_honoured(server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server}/explore#node={DATASET}&show=30")
+    page.wait_for_function(_DRAWN)
+    page.evaluate(f"location.hash = '#node={DATASET}&show=15&conf=0.50&hide=Metric'")
+    page.wait_for_function("document.querySelector('#limit').value === '15' && kgExplorer.state.limit === 15")
+    page.wait_for_function(_DRAWN)
+    got = page.evaluate("""() => ({ conf: kgExplorer.state.minConfidence,
+        metric: document.querySelector("#legend input[data-type='Metric']").checked,
+        metrics: kgExplorer.nodeView.get().filter((n) => n.type === 'Metric').length })""")
+    assert (got, errors) == ({"conf": 0.5, "metric": False, "metrics": 0}, [])
+    page.context.close()
+
+
 def test_expand_adds_the_next_ring_and_the_url_keeps_it(server: str, browser: Any) -> None:
     page = _new_page(browser, [])
     page.goto(f"{server}/explore#node={DATASET}")
@@ -335,13 +397,12 @@ def test_confidence_slider_hides_weak_links(server: str, browser: Any) -> None:
     page = _new_page(browser, [])
     page.goto(f"{server}/explore#node={PAPER}")
     page.wait_for_function("window.kgExplorer.edges.get().some(e => e.confidence !== null)")
-    page.fill("#confidence", "1")
-    page.dispatch_event("#confidence", "input")
     weak = page.evaluate("kgExplorer.edges.get({ filter: e => e.confidence !== null && e.confidence < 1 })"
                          ".length")
-    shown = page.evaluate("kgExplorer.edgeView.getIds().length")
-    total = page.evaluate("kgExplorer.edges.length")
-    assert (weak > 0, shown, "conf=1.00" in page.evaluate("location.hash")) == (True, total - weak, True)
+    page.fill("#confidence", "1")  # input (hide at once), then change (the map is counted again)
+    page.wait_for_function("kgExplorer.stable && kgExplorer.state.minConfidence === 1 && "
+                           "!kgExplorer.edgeView.get().some(e => e.confidence !== null && e.confidence < 1)")
+    assert (weak > 0, "conf=1.00" in page.evaluate("location.hash")) == (True, True)
     page.context.close()
 
 
@@ -481,6 +542,20 @@ def test_big_graph_paper_panel_links_the_paper_and_lists_its_authors(big_server:
     page.context.close()
 
 
+def test_big_graph_min_confidence_recounts_the_cooccurrence_map(big_server: str, browser: Any) -> None:
+    top, _ = _top_entity(big_server)
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore#node={top}")
+    page.wait_for_function(_DRAWN)
+    before = page.evaluate("kgExplorer.nodes.length")
+    page.fill("#confidence", "0.95")  # above every generated link's confidence (0.9 and 0.7)
+    page.dispatch_event("#confidence", "change")
+    page.wait_for_function("kgExplorer.nodes.length === 1")
+    ring = page.evaluate(f"kgExplorer.state.rings.get('{top}')")
+    assert (before > 12, ring["paperCount"], "conf=0.95" in page.evaluate("location.hash")) == (True, 0, True)
+    page.context.close()
+
+
 def test_big_graph_entity_panel_draws_papers_per_year(big_server: str, browser: Any) -> None:
     top, papers = _top_entity(big_server)
     page = _new_page(browser, [])
@@ -537,3 +612,45 @@ def test_graphiql_page_and_files_come_from_this_server(server: str) -> None:
                  "graphiql.min.css", "graphiql-start.js"):
         assert httpx.get(f"{server}/graphiql/static/{name}").status_code == 200, name
     assert httpx.get(f"{server}/graphiql/static/package.json").status_code == 404
+
+
+def test_papers_per_year_leaves_empty_slots_for_years_without_papers(gap_server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{gap_server}/explore#node={DATASET}")
+    page.wait_for_selector("#panel svg.trend-chart rect[data-year]")
+    bars = page.eval_on_selector_all("#panel svg.trend-chart rect[data-year]",
+                                     "els => els.map(e => [Number(e.dataset.year), Number(e.dataset.papers),"
+                                     " Number(e.getAttribute('x'))])")
+    assert [(y, n) for y, n, _ in bars] == [(2019, 1), (2022, 2), (2023, 1)]
+    slot = bars[2][2] - bars[1][2]
+    assert round(bars[1][2] - bars[0][2], 3) == round(3 * slot, 3)  # 2020 and 2021 stay empty
+    page.context.close()
+
+
+def test_trending_view_lists_rising_entities_each_with_its_chart(big_server: str, browser: Any) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{big_server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.click("#trending-open")
+    page.wait_for_selector("#panel ol.trending li[data-id] svg.spark polyline")
+    q = "{ trending(type: METHOD, first: 10) { entity { id } } }"
+    want = [t["entity"]["id"] for t in httpx.post(f"{big_server}/graphql", json={"query": q}).json()[
+        "data"]["trending"]]
+    shown = page.eval_on_selector_all("#panel ol.trending li[data-id]", "els => els.map(e => e.dataset.id)")
+    charts = page.locator("#panel ol.trending li[data-id] svg.spark polyline").count()
+    assert (shown, charts >= len(want), errors) == (want, True, [])
+    page.context.close()
+
+
+def test_trending_view_opens_an_entity_from_its_row(big_server: str, browser: Any) -> None:
+    page = _new_page(browser, [])
+    page.goto(f"{big_server}/explore")
+    page.wait_for_function("window.kgExplorer && kgExplorer.ready")
+    page.click("#trending-open")
+    row = page.locator("#panel ol.trending li[data-id]").first
+    row.wait_for()
+    name = row.locator("button.link").inner_text()
+    row.locator("button.link").click()
+    page.wait_for_selector(f"#panel h2:text-is('{name}')")
+    page.context.close()

@@ -46,29 +46,33 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: run scripts/system-deps (Debian's chromium)"
-    errors: list[str] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            ctx = browser.new_context(
-                viewport={"width": 1400, "height": 900}, bypass_csp=True, accept_downloads=True
-            )
-            p: Any = ctx.new_page()  # Any: the fixture hangs the collected errors on it
-            p.set_default_timeout(TIMEOUT_MS)
-            p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            p.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
-            p.goto(f"{server}/explore")
-            p.wait_for_function("window.kgExplorer && kgExplorer.ready && window.kgResults")
-            p.evaluate("kgExplorer.openPanel('dataset/imagenet')")
-            p.wait_for_selector(".kg-leaderboard tbody tr.lb-row")
-            p.errors = errors
-            yield p
+            yield b
         finally:
-            browser.close()
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def page(server: str, browser: Any) -> Iterator[Any]:
+    errors: list[str] = []
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True, accept_downloads=True)
+    p: Any = ctx.new_page()  # Any: the fixture hangs the collected errors on it
+    p.set_default_timeout(TIMEOUT_MS)
+    p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    p.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    p.goto(f"{server}/explore")
+    p.wait_for_function("window.kgExplorer && kgExplorer.ready && window.kgResults")
+    p.evaluate("kgExplorer.openPanel('dataset/imagenet')")
+    p.wait_for_selector(".kg-leaderboard tbody tr.lb-row")
+    p.errors = errors
+    yield p
+    ctx.close()
 
 
 def show(page: Any, metric: str, first_value: str) -> None:
@@ -83,6 +87,7 @@ def show(page: Any, metric: str, first_value: str) -> None:
     )
 
 
+_TEXTS_JS = "els => els.map(e => e.textContent)"
 _ROWS = """els => els.map(r => [r.dataset.paper, r.children[0].textContent, r.children[1].textContent])"""
 
 
@@ -175,3 +180,43 @@ def test_low_confidence_rows_are_hidden_counted_and_shown_on_request(page: Any) 
     )
     assert page.inner_text(".kg-leaderboard .lb-low").startswith("1 more, lower confidence.")
     assert page.errors == []
+
+
+def test_compare_tray_never_covers_the_legend(page: Any) -> None:
+    show(page, "Frechet Inception Distance", "1.9")
+    page.locator(".lb-tick[data-paper='x-1']").first.check()
+    page.wait_for_selector("#kg-compare-tray")
+    tray = page.locator("#kg-compare-tray").bounding_box()
+    legend = page.locator("#legend").bounding_box()
+    apart = (tray["x"] + tray["width"] <= legend["x"] or legend["x"] + legend["width"] <= tray["x"]
+             or tray["y"] + tray["height"] <= legend["y"] or legend["y"] + legend["height"] <= tray["y"])
+    page.locator(".lb-tick[data-paper='x-1']").first.uncheck()
+    assert apart, (tray, legend)
+
+
+@pytest.fixture(scope="module")
+def many_server() -> Iterator[str]:
+    """The sample plus 25 papers each reaching a different top-1 accuracy on ImageNet (60.0% to 84.0%)."""
+    store = sample_store_with(*(
+        results_paper(f"m-{i:02d}", f"Net{i}", [(60.0 + i, "%", ACC)], f"Net{i}: a classifier", None, 2024)
+        for i in range(25)))
+    for s in serve(store):
+        yield s.url
+
+
+def test_leaderboard_pages_through_every_row(many_server: str, browser: Any) -> None:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
+    p = ctx.new_page()
+    p.set_default_timeout(TIMEOUT_MS)
+    p.goto(f"{many_server}/explore")
+    p.wait_for_function("window.kgExplorer && kgExplorer.ready && window.kgResults")
+    p.evaluate("kgExplorer.openPanel('dataset/imagenet')")
+    p.wait_for_selector(".kg-leaderboard tbody tr.lb-row")
+    first = p.locator(".kg-leaderboard tr.lb-row").count()
+    p.click(".kg-leaderboard .lb-more")
+    p.wait_for_function("document.querySelectorAll('.kg-leaderboard tr.lb-row').length === 25")
+    values = p.eval_on_selector_all(".kg-leaderboard tr.lb-row td:nth-child(2)", _TEXTS_JS)
+    more = p.locator(".kg-leaderboard .lb-more").count()
+    ctx.close()
+    assert (first, more) == (20, 0)
+    assert values == [f"{84 - i}%" for i in range(25)]  # best first, across both pages

@@ -177,3 +177,18 @@ def test_trend_chart_draws_a_line_per_entity(tmp_path: Path) -> None:
     assert draw_trend(series, tmp_path / "t.png", share=True).read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="use .png or .svg"):
         draw_trend(series, tmp_path / "t.html")
+
+
+def test_trend_chart_breaks_the_line_where_a_year_has_no_papers(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from kg.viz import draw_trend
+
+    out = draw_trend([("NER (3)", [(2019, 1, 0.25), (2022, 1, 0.25), (2023, 1, 0.25)])], tmp_path / "t.svg")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    lines = [p for p in ET.parse(out).getroot().iterfind(".//s:path", ns)
+             if p.get("clip-path") and "stroke-width: 2" in (p.get("style") or "")]  # the data line
+    assert len(lines) == 1
+    d = lines[0].get("d") or ""
+    # 2019 alone, then 2022-2023: two pieces (two move-tos), not one line across 2020 and 2021
+    assert d.count("M") == 2 and d.count("L") == 1, d

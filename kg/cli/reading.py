@@ -269,10 +269,15 @@ def trend(
     output: Annotated[Path, typer.Option("-o", "--output", help="trend.png or trend.svg")],
     share: Annotated[bool, typer.Option("--share", help="Share of each year's papers instead of counts.")]
     = False,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Count only papers of this venue "
+                                                   "(repeat for several).")] = None,
+    per_venue: Annotated[bool, typer.Option("--per-venue", help="Share: the mean of the entity's share of "
+                                           "each venue's papers that year (implies --share).")] = False,
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """Draw papers per year for one or more entities (a line each) as a PNG or SVG chart."""
+    """Draw papers per year for one or more entities (a line each) as a PNG or SVG chart; a year without
+    papers is a gap in the line."""
     from kg.query import QueryContext, entity
     from kg.query.trends import entity_trend
     from kg.viz import IMAGE_SUFFIXES, draw_trend
@@ -289,12 +294,13 @@ def trend(
                 found = entity(ctx, None, name)
             if found is None:
                 fail(f"no entity named {name!r}")
-            points = entity_trend(ctx, found.iri)
+            points = entity_trend(ctx, found.iri, venue or None, "VENUE" if per_venue else "PAPERS")
             series.append((f"{found.name} ({found.paper_count})",
                            [(p.year, p.papers, p.share) for p in points]))
         if not any(pt[1] for _, pts in series for pt in pts):
-            fail("none of these entities has a paper with a year")
-        draw_trend(series, output, share=share)
+            fail("none of these entities has a paper with a year"
+                 + (f" in {', '.join(map(repr, venue))}" if venue else ""))
+        draw_trend(series, output, share=share or per_venue)
     except StoreError as exc:
         fail(str(exc))
     finally:

@@ -11,11 +11,16 @@ triple counts; visible to SPARQL):
     graph/meta/type/{Type}      <{base}stats/{type}> kg:buckets "N:k ..."   k entities have N papers
     graph/meta/entity/{id}      <{base}stats/{type}/{N}> kg:member <{base}stats/{id}> .  it has N papers
                                 <{base}stats/{id}> kg:years "2024:3 2025:9"      papers per year
+                                <{base}stats/{id}> kg:venueYears "{json}"  venue -> "2024:3 2025:9"
+    graph/meta/years/{Type}/{k} <{base}stats/{type}/years{k}> kg:yearTable "{id}\t{years}\t{json}\n..."
+                                the same two counts of the type's entities whose id hashes to shard k
 (`{base}stats/{id}` stands for the entity `{base}{id}`: no aggregate triple names an entity, so questions
 about an entity's triples never meet them.)
 
 An entity is counted once it is linked from a paper (`<paper> kg:<relation> <entity>`); paper counts are
-distinct papers. The bucket layout lets `entities(type:)` read the best-linked entities first without
+distinct papers. The year tables let `trending` read a type's per-year counts in `SHARDS` literals
+instead of one node per entity (a write rewrites only the shards of the entities it touches). The bucket
+layout lets `entities(type:)` read the best-linked entities first without
 reading the others. A store whose aggregates were never written (one filled by `replace_graphs` directly,
 by another tool, or an older format) is answered from the graph instead (the same numbers, computed on
 demand and cached per generation); its next write through `kg.write` computes them.
@@ -24,9 +29,11 @@ demand and cached per generation); its next write through `kg.write` computes th
 from __future__ import annotations
 
 import json
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pyoxigraph import Literal, NamedNode, Quad
 
@@ -37,6 +44,7 @@ from kg.store.types import Store
 from kg.types import ENTITY_TYPES, PAPER_RELATIONS, EntityType
 
 YearCounts = dict[int, int]
+T = TypeVar("T")
 _XSD_INT = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
 
@@ -70,6 +78,12 @@ class Layout:
     def bucket(self, t: str, n: int) -> str:
         return f"{self.iris.base}stats/{t.lower()}/{n}"
 
+    def table_graph(self, t: str, k: int) -> str:
+        return f"{self.meta}/years/{t}/{k}"
+
+    def table_node(self, t: str, k: int) -> str:
+        return f"{self.iris.base}stats/{t.lower()}/years{k}"
+
     def years_node(self, eid: str) -> str:
         return f"{self.iris.base}stats/{eid}"
 
@@ -91,17 +105,24 @@ class Globals:
     entities: dict[str, int] = field(default_factory=dict)  # type -> entities linked from a paper
     extractors: dict[str, int] = field(default_factory=dict)  # kg:extractorVersion ("none") -> papers
     years: dict[int, int] = field(default_factory=dict)  # year -> papers
+    # venue -> year -> papers; None in aggregates written before venues were counted
+    venues: dict[str, YearCounts] | None = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps({"papers": self.papers, "paperQuads": self.paper_quads, "links": self.links,
-                           "entities": self.entities, "extractors": self.extractors,
-                           "years": {str(y): n for y, n in sorted(self.years.items())}}, sort_keys=True)
+        d: dict[str, object] = {
+            "papers": self.papers, "paperQuads": self.paper_quads, "links": self.links,
+            "entities": self.entities, "extractors": self.extractors,
+            "years": {str(y): n for y, n in sorted(self.years.items())}}
+        if self.venues is not None:
+            d["venues"] = {v: encode_years(ys) for v, ys in sorted(self.venues.items()) if encode_years(ys)}
+        return json.dumps(d, sort_keys=True)
 
     @classmethod
     def from_json(cls, raw: str) -> Globals:
         d = json.loads(raw)
+        venues = {str(v): decode_years(str(ys)) for v, ys in d["venues"].items()} if "venues" in d else None
         return cls(int(d["papers"]), int(d["paperQuads"]), dict(d["links"]), dict(d["entities"]),
-                   dict(d["extractors"]), {int(y): int(n) for y, n in d["years"].items()})
+                   dict(d["extractors"]), {int(y): int(n) for y, n in d["years"].items()}, venues)
 
 
 def encode_years(years: YearCounts) -> str:
@@ -115,6 +136,53 @@ def decode_years(raw: str) -> YearCounts:
         if y.lstrip("-").isdigit() and n.isdigit():
             out[int(y)] = int(n)
     return out
+
+
+def encode_venue_years(venues: dict[str, YearCounts]) -> str:
+    """Papers per venue and year as one JSON literal: {"NeurIPS": "2024:3 2025:9", ...}."""
+    return json.dumps({v: e for v, ys in sorted(venues.items()) if (e := encode_years(ys))},
+                      ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def decode_venue_years(raw: str) -> dict[str, YearCounts]:
+    try:
+        found = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return {str(v): decode_years(str(ys)) for v, ys in found.items()} if isinstance(found, dict) else {}
+
+
+SHARDS = 64  # year-table literals per entity type
+TableRow = tuple[str, str]  # (encoded years, encoded venue years) of one entity
+
+
+def shard_of(eid: str) -> int:
+    return zlib.crc32(eid.encode("utf-8")) % SHARDS
+
+
+def encode_table(rows: dict[str, TableRow]) -> str:
+    return "\n".join(f"{eid}\t{ys}\t{vys}" for eid, (ys, vys) in sorted(rows.items()))
+
+
+def decode_table(raw: str) -> dict[str, TableRow]:
+    out: dict[str, TableRow] = {}
+    for line in raw.split("\n"):
+        eid, _, rest = line.partition("\t")
+        ys, _, vys = rest.partition("\t")
+        if eid:
+            out[eid] = (ys, vys)
+    return out
+
+
+def stored_tables(store: Store, layout: Layout,
+                  keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """The raw year-table literal of each (type, shard) that has one."""
+    by_node = {layout.table_node(t, k): (t, k) for t, k in keys}
+    if not by_node:
+        return {}
+    rows = store.select(f"SELECT ?n ?v WHERE {{ {values('n', [NamedNode(n) for n in by_node])} "
+                        f"?n {layout.term('yearTable')} ?v }}")
+    return {by_node[n]: text(r, "v") or "" for r in rows if (n := text(r, "n") or "") in by_node}
 
 
 def encode_buckets(sizes: dict[int, int]) -> str:
@@ -157,6 +225,7 @@ def stored_entity_quads(store: Store, layout: Layout) -> int:
 class EntityCounts:
     papers: int
     years: YearCounts
+    venues: dict[str, YearCounts] = field(default_factory=dict)  # venue -> year -> papers
 
 
 def stored_entities(store: Store, layout: Layout, iris: Sequence[str]) -> dict[str, EntityCounts]:
@@ -168,12 +237,14 @@ def stored_entities(store: Store, layout: Layout, iris: Sequence[str]) -> dict[s
             continue
         pairs = " ".join(f"({NamedNode(i)} {NamedNode(layout.years_node(e))})" for i, e in eids.items())
         rows = store.select(
-            f"SELECT ?e ?b ?y WHERE {{ VALUES (?e ?c) {{ {pairs} }} ?b {layout.term('member')} ?c "
-            f"OPTIONAL {{ ?c {layout.term('years')} ?y }} }}")
+            f"SELECT ?e ?b ?y ?w WHERE {{ VALUES (?e ?c) {{ {pairs} }} ?b {layout.term('member')} ?c "
+            f"OPTIONAL {{ ?c {layout.term('years')} ?y }} "
+            f"OPTIONAL {{ ?c {layout.term('venueYears')} ?w }} }}")
         for r in rows:
             n = layout.count_of_bucket(text(r, "b") or "")
             if n is not None:
-                out[text(r, "e") or ""] = EntityCounts(n, decode_years(text(r, "y") or ""))
+                out[text(r, "e") or ""] = EntityCounts(n, decode_years(text(r, "y") or ""),
+                                                       decode_venue_years(text(r, "w") or ""))
     return out
 
 
@@ -265,23 +336,105 @@ def entity_year_counts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, Year
     return ctx.memo.per_node(ctx.store, "years", iris, compute, empty)
 
 
+def _scan(ctx: QueryContext, type_: EntityType | None, predicate: str) -> dict[str, str]:
+    """Entity IRI -> the stored `predicate` literal of every linked entity (of `type_`): one pass over
+    that predicate's triples (aggregates written before the year tables)."""
+    nodes = ctx.iris.base + "stats/"
+    prefix = Literal(nodes + (f"{type_.lower()}/" if type_ else ""))
+    rows = ctx.store.select(f"SELECT ?c ?v WHERE {{ ?c {layout_of(ctx).term(predicate)} ?v "
+                            f"FILTER(STRSTARTS(STR(?c), {prefix})) }}", timeout_s=ctx.timeout_s)
+    out: dict[str, str] = {}
+    for r in rows:
+        eid = (text(r, "c") or "").removeprefix(nodes)
+        if (iri := ctx.iris.base + eid) and ctx.iris.entity_id_of(iri) is not None:
+            out[iri] = text(r, "v") or ""
+    return out
+
+
+def _tables(ctx: QueryContext, type_: EntityType | None) -> dict[str, TableRow]:
+    """Entity IRI -> its year-table row, for every linked entity (of `type_`): `SHARDS` literals a type."""
+    types = [type_] if type_ else list(ENTITY_TYPES)
+    found = stored_tables(ctx.store, layout_of(ctx), [(t, k) for t in types for k in range(SHARDS)])
+    base = ctx.iris.base
+    return {base + eid: row for raw in found.values() for eid, row in decode_table(raw).items()}
+
+
+def _of_type(ctx: QueryContext, found: dict[str, T], type_: EntityType | None) -> dict[str, T]:
+    return {iri: v for iri, v in found.items() if (eid := ctx.iris.entity_id_of(iri)) is not None
+            and (type_ is None or ctx.iris.type_of_entity_id(eid) == type_)}
+
+
 def type_year_counts(ctx: QueryContext, type_: EntityType | None) -> dict[str, YearCounts]:
     """Papers per year of every linked entity (of `type_`, if given): reads them all (for `trending`)."""
 
     def compute() -> dict[str, YearCounts]:
+        if _venues_stored(ctx):
+            return {i: ys for i, (raw, _) in _tables(ctx, type_).items() if (ys := decode_years(raw))}
         if globals_of(ctx) is not None:
-            layout = layout_of(ctx)
-            types = [type_] if type_ else list(ENTITY_TYPES)
-            buckets = stored_buckets(ctx.store, layout, types)
-            names = [layout.bucket(t, n) for t in types for n in buckets.get(t, {})]
-            members = [e for found in bucket_members(ctx.store, layout, names).values() for e in found]
-            return {i: c.years for i, c in stored_entities(ctx.store, layout, members).items() if c.years}
-        found = _by_year(ctx, "")
-        return {iri: years for iri, years in found.items()
-                if (eid := ctx.iris.entity_id_of(iri)) is not None
-                and (type_ is None or ctx.iris.type_of_entity_id(eid) == type_)}
+            return {i: ys for i, raw in _scan(ctx, type_, "years").items() if (ys := decode_years(raw))}
+        return _of_type(ctx, _by_year(ctx, ""), type_)
 
     return ctx.memo.get(ctx.store, ("type_years", type_ or "*"), compute, len)
+
+
+# --- per venue (trends within comparable venues) --------------------------------------------------
+VenueYears = dict[str, YearCounts]  # venue -> year -> papers
+
+
+def _venues_stored(ctx: QueryContext) -> bool:
+    """Whether the stored aggregates count papers per venue (those written before did not)."""
+    g = globals_of(ctx)
+    return g is not None and g.venues is not None
+
+
+def venue_year_totals(ctx: QueryContext) -> VenueYears:
+    """Papers per venue and year of the whole graph (papers without a venue or a year left out)."""
+    stored = globals_of(ctx)
+    if stored is not None and stored.venues is not None:
+        return {v: dict(ys) for v, ys in stored.venues.items()}
+
+    def compute() -> VenueYears:
+        return _by_venue_year(ctx, "", "").get("", {})
+
+    return ctx.memo.get(ctx.store, ("venue_year_totals",), compute, len)
+
+
+def _by_venue_year(ctx: QueryContext, scope: str, link: str | None = None) -> dict[str, VenueYears]:
+    """Per entity (or "" for all papers when `link` is ""), papers per venue and year, from the graph."""
+    if link is None:
+        link = " UNION ".join(f"{{ ?p {r} ?e }}" for r in ctx.relations)
+    head = "?e " if link else ""
+    rows = ctx.select(f"SELECT {head}?v ?y (COUNT(DISTINCT ?p) AS ?n) WHERE {{ {scope} {link} "
+                      f"?p a kg:Paper ; dcterms:issued ?y ; kg:venue ?v }} GROUP BY {head}?v ?y")
+    out: dict[str, VenueYears] = defaultdict(dict)
+    for r in rows:
+        if (y := year_of(text(r, "y"))) is not None and (v := text(r, "v")):
+            years = out[text(r, "e") or ""].setdefault(v, {})
+            years[y] = years.get(y, 0) + integer(r, "n")
+    return dict(out)
+
+
+def entity_venue_year_counts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, VenueYears]:
+    """Papers per venue and year linked to each entity IRI (cached per store generation)."""
+    empty: VenueYears = {}
+
+    def compute(missing: list[str]) -> dict[str, VenueYears]:
+        if _venues_stored(ctx):
+            return {i: c.venues for i, c in stored_entities(ctx.store, layout_of(ctx), missing).items()}
+        return _by_venue_year(ctx, values("e", [NamedNode(i) for i in missing]))
+
+    return ctx.memo.per_node(ctx.store, "venue-years", iris, compute, empty)
+
+
+def type_venue_year_counts(ctx: QueryContext, type_: EntityType | None) -> dict[str, VenueYears]:
+    """Papers per venue and year of every linked entity (of `type_`, if given), for `trending`."""
+
+    def compute() -> dict[str, VenueYears]:
+        if _venues_stored(ctx):
+            return {i: vy for i, (_, raw) in _tables(ctx, type_).items() if (vy := decode_venue_years(raw))}
+        return _of_type(ctx, _by_venue_year(ctx, ""), type_)
+
+    return ctx.memo.get(ctx.store, ("type_venue_years", type_ or "*"), compute, len)
 
 
 # --- computing them from the graph (migration, a store without aggregates, tests) ------------------
@@ -294,14 +447,15 @@ class PaperFacts:
     version: str | None
     links: frozenset[tuple[str, str]]  # (relation local name, entity IRI)
     quads: int
+    venue: str | None = None
 
 
 def paper_facts(iris: Iris, paper_iri: str, triples: Iterable[tuple[object, object, object]]) -> PaperFacts:
     """The facts of one paper graph from its triples (pyoxigraph terms)."""
     ns, rdf_type = iris.ns, "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-    issued, version_p = "http://purl.org/dc/terms/issued", ns + "extractorVersion"
+    issued, version_p, venue_p = "http://purl.org/dc/terms/issued", ns + "extractorVersion", ns + "venue"
     relations = {ns + r: r for r in PAPER_RELATIONS}
-    is_paper, year, version = False, None, None
+    is_paper, year, version, venue = False, None, None, None
     links: set[tuple[str, str]] = set()
     seen: set[tuple[object, object, object]] = set()
     for t in triples:
@@ -315,9 +469,11 @@ def paper_facts(iris: Iris, paper_iri: str, triples: Iterable[tuple[object, obje
             year = year_of(o)
         elif p == version_p:
             version = o
+        elif p == venue_p and o:
+            venue = o
         elif p in relations and isinstance(t[2], NamedNode):
             links.add((relations[p], o))
-    return PaperFacts(is_paper, year, version, frozenset(links), len(seen))
+    return PaperFacts(is_paper, year, version, frozenset(links), len(seen), venue)
 
 
 def quads_as_triples(quads: Iterable[Quad]) -> list[tuple[object, object, object]]:

@@ -11,6 +11,7 @@ from pyoxigraph import NamedNode
 
 from kg.query.context import QueryContext
 from kg.query.entities import entities_by_iris, paper_counts
+from kg.query.links import link_records
 from kg.query.model import Edge, Node, Subgraph
 from kg.query.sparql import integer, iri_or_none, text, values
 from kg.rdf.iris import SKOS
@@ -176,23 +177,26 @@ def ring(
     types: Sequence[str] | None = None,
     max_papers: int = 12,
     links_each: int = 2,
+    min_confidence: float = 0.0,
 ) -> Ring | None:
     """The `first` entities (of `types`, if given) co-occurring most with `node_id` in papers, with each
     one's `links_each` strongest links to the others inside the centre's papers (a readable map at any
     corpus size instead of every paper); the centre's papers too when it has at most `max_papers`.
-    For a paper, its linked entities. Cached per store generation."""
-    key = ("ring", node_id, first, tuple(sorted(types or ())), max_papers, links_each)
+    For a paper, its linked entities. With `min_confidence`, links whose extraction confidence is below it
+    are left out before anything is counted (a link without a confidence is kept). Cached per generation."""
+    key = ("ring", node_id, first, tuple(sorted(types or ())), max_papers, links_each, min_confidence)
     found = ctx.memo.get(
         ctx.store,
         key,
-        lambda: (_ring(ctx, node_id, first, set(types or ()), max_papers, links_each),),
+        lambda: (_ring(ctx, node_id, first, set(types or ()), max_papers, links_each, min_confidence),),
         lambda f: 0 if f[0] is None else len(f[0].nodes) + len(f[0].edges),
     )
     return found[0]
 
 
 def _ring(
-    ctx: QueryContext, node_id: str, first: int, types: set[str], max_papers: int, links_each: int
+    ctx: QueryContext, node_id: str, first: int, types: set[str], max_papers: int, links_each: int,
+    min_confidence: float = 0.0,
 ) -> Ring | None:
     center = node_iri(ctx, node_id)
     if center is None:
@@ -203,6 +207,9 @@ def _ring(
         rows = ctx.select(f"SELECT ?r ?o WHERE {{ {values('p', [NamedNode(center)])} ?p ?r ?o }}")
         pairs = [(text(r, "r") or "", text(r, "o") or "") for r in rows]
         pairs = [(r, o) for r, o in pairs if r in rels and ctx.iris.entity_id_of(o)]
+        if min_confidence > 0:
+            ok = _confident(ctx, [center], min_confidence)
+            pairs = [(r, o) for r, o in pairs if (center, r, o) in ok]
         info = entities_by_iris(ctx, {o for _, o in pairs})
         kept = [(r, o) for r, o in pairs if o in info and (not types or info[o].type in types)]
         labels = _labels(ctx, [center])
@@ -211,7 +218,7 @@ def _ring(
                   for o in dict.fromkeys(o for _, o in kept)]
         edges = tuple(WeightedEdge(cid, info[o].id, _local(ctx, r), 1) for r, o in kept)
         return Ring(tuple(nodes), edges, {n.id: 1 for n in nodes[1:]}, 0, 1, True)
-    papers, shared, by_paper = _cooccurring(ctx, center)
+    papers, shared, by_paper = _cooccurring(ctx, center, min_confidence)
     scale = len(papers) / len(by_paper) if by_paper else 1.0  # inner links of a sampled centre: estimates
 
     def wanted(o: str) -> bool:
@@ -268,8 +275,15 @@ def _inner_links(
 SAMPLE = 600  # papers whose links are read for one centre; beyond, a sample of them
 
 
+def _confident(ctx: QueryContext, papers: Sequence[str], least: float) -> set[tuple[str, str, str]]:
+    """(paper, relation IRI, entity) of these papers' links with a confidence of at least `least` or none."""
+    ns = ctx.iris.ns
+    return {(p, ns + rel, e) for p, found in link_records(ctx, papers).items() for rel, e, _, conf in found
+            if conf is None or conf >= least}
+
+
 def _cooccurring(
-    ctx: QueryContext, center: str
+    ctx: QueryContext, center: str, min_confidence: float = 0.0
 ) -> tuple[list[str], dict[str, int], dict[str, set[tuple[str, str]]]]:
     """The centre's papers, the papers it shares with every co-occurring entity, and the links of its papers:
     all of them up to SAMPLE papers; beyond, a fixed pseudo-random SAMPLE of them, and the shared counts are
@@ -292,6 +306,15 @@ def _cooccurring(
             for row in ctx.select(f"SELECT ?p ?r ?o WHERE {{ {chunk} ?p ?r ?o }}"):
                 if (r := text(row, "r") or "") in rels:
                     by_paper[text(row, "p") or ""].add((r, text(row, "o") or ""))
+        if min_confidence > 0:  # the centre's papers and their links above the threshold only
+            ok = _confident(ctx, sample, min_confidence)
+            kept = {p: {(r, o) for r, o in links if (p, r, o) in ok} for p, links in by_paper.items()}
+            by_paper = defaultdict(set, {p: ls for p, ls in kept.items() if any(o == center for _, o in ls)})
+            if len(sample) == len(papers):
+                papers = sorted(by_paper)
+            else:  # a sample: the share of its papers still linked confidently, on the scale of all
+                papers = papers[: round(len(papers) * len(by_paper) / len(sample))]
+            sample = sorted(by_paper)
         shared: Counter[str] = Counter()
         for links in by_paper.values():
             shared.update({o for _, o in links} - {center})
@@ -303,4 +326,4 @@ def _cooccurring(
     def weight(f: tuple[list[str], dict[str, int], dict[str, set[tuple[str, str]]]]) -> int:
         return len(f[0]) + len(f[1]) + sum(len(v) for v in f[2].values())
 
-    return ctx.memo.get(ctx.store, ("cooccurring", center), compute, weight)
+    return ctx.memo.get(ctx.store, ("cooccurring", center, min_confidence), compute, weight)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pyoxigraph import NamedNode
 
@@ -33,7 +33,7 @@ def links_by_paper(
     nodes = [n.value for n in {iri_or_none(i) for i in paper_iris} if n is not None]
     if not nodes:
         return {}
-    raw: dict[str, Raw] = ctx.memo.per_node(ctx.store, "links", nodes, lambda m: _fetch(ctx, m), ())
+    raw = link_records(ctx, nodes)
     infos = entities_by_iris(ctx, {e for found in raw.values() for _, e, _, _ in found})
     out: dict[str, list[LinkInfo]] = {}
     for p, found in raw.items():
@@ -51,6 +51,11 @@ def links_by_paper(
             )
             out[p] = links
     return out
+
+
+def link_records(ctx: QueryContext, paper_iris: Sequence[str]) -> dict[str, Raw]:
+    """Every link of these papers as (relation, entity IRI, evidence, confidence), cached per generation."""
+    return ctx.memo.per_node(ctx.store, "links", paper_iris, lambda m: _fetch(ctx, m), ())
 
 
 def _fetch(ctx: QueryContext, papers: list[str]) -> dict[str, Raw]:

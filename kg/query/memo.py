@@ -52,7 +52,7 @@ class Change:
 
 
 # per-node kinds whose value depends only on the node itself (dropped for the touched nodes only)
-_NODE_KINDS = frozenset({"paper", "links", "entity", "papers", "years", "degree"})
+_NODE_KINDS = frozenset({"paper", "links", "entity", "papers", "years", "venue-years", "degree"})
 _CACHES: weakref.WeakSet[GenerationCache] = weakref.WeakSet()
 
 

@@ -22,8 +22,8 @@
 
   const SEARCH = `query Suggest($text: String!) { search(text: $text, first: 40) {
     score paper { id title year } entity { id name type aliases paperCount } } }`;
-  const RING = `query Ring($id: ID!, $first: Int, $types: [EntityType!]) {
-    cooccurrence(id: $id, first: $first, types: $types) {
+  const RING = `query Ring($id: ID!, $first: Int, $types: [EntityType!], $conf: Float) {
+    cooccurrence(id: $id, first: $first, types: $types, minConfidence: $conf) {
       center more paperCount papersDrawn counted
       nodes { id label type papers shared } edges { source target relation weight } } }`;
   // Link confidences of up to 12 papers per request (aliases stay under the API's alias limit).
@@ -38,6 +38,9 @@
     papers(first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
       edges { node { id title year venue url links(type: $type) { relation evidence confidence entity { id } } } } } } }`;
   const TREND = `query Trend($id: ID!) { entity(id: $id) { trend { year papers share } } }`;
+  const TRENDING = `query Trending($type: EntityType, $since: Int) {
+    trending(type: $type, since: $since, first: 10) { since rise recentPapers earlierPapers
+      entity { id name type paperCount trend { year papers share } } } }`;
   const USING = { Dataset: "dataset", Method: "method", Task: "task", Model: "model", Domain: "domain" };
   const papersUsing = (arg) => `query Using($name: String!, $after: String) {
     papers(${arg}: $name, first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
@@ -195,7 +198,7 @@
     return t.length === TYPES.length ? null : t.map((x) => x.toUpperCase());
   }
   async function fetchRing(id, first) {
-    const data = await gql(RING, { id, first, types: wantedTypes() });
+    const data = await gql(RING, { id, first, types: wantedTypes(), conf: state.minConfidence });
     return data.cooccurrence;
   }
   // Add a ring's nodes and edges; with `cap`, only its `cap` strongest nodes not drawn yet.
@@ -305,6 +308,9 @@
   function setStatus(text) { $("status").textContent = text; }
 
   // ---- the URL: node, show, confidence, hidden types, expansions, panel ---------------------------
+  // A new centre pushes a history entry (Back returns to the previous node); other changes replace the
+  // current one. While the page follows the URL (load, Back, a pasted URL) it only replaces.
+  let restoring = false, lastHash = null;
   function writeHash() {
     const p = new URLSearchParams();
     if (state.center) p.set("node", state.center);
@@ -314,7 +320,11 @@
     for (const x of state.expanded) p.append("expand", x);
     if (state.panel && state.panel !== state.center) p.set("panel", state.panel);
     const hash = `#${p}`;
-    if (location.hash !== hash) history.replaceState(null, "", hash);
+    if (location.hash === hash) { lastHash = hash; return; }
+    const was = new URLSearchParams(location.hash.slice(1)).get("node");
+    if (!restoring && was !== state.center) history.pushState(null, "", hash);
+    else history.replaceState(null, "", hash);
+    lastHash = location.hash;
   }
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
@@ -331,7 +341,25 @@
     state.expanded = p.getAll("expand");
     state.panel = p.get("panel");
     const id = p.get("node");
-    if (id) show(id, { keepExpanded: true });
+    lastHash = location.hash;
+    if (id) {
+      restoring = true;
+      return show(id, { keepExpanded: true }).finally(() => { restoring = false; });
+    }
+    clearView();
+    return Promise.resolve();
+  }
+  // The URL changed under the page (Back/Forward, a pasted or edited URL): follow it, options included.
+  function followUrl() {
+    if (location.hash === lastHash) return;
+    readHash();
+  }
+  function clearView() {
+    state.center = api.center = null;
+    nodes.clear(); edges.clear(); state.rings.clear();
+    panel.hidden = true;
+    $("truncated").hidden = true;
+    setStatus("Search for a paper, dataset, method, task…");
   }
 
   // ---- search: suggestions ranked by papers, with counts; questions as one click -------------------
@@ -652,13 +680,15 @@
   }
 
   // Papers per year as a small bar chart (SVG), from `entity { trend }`; left out if the API has none.
+  // Every year from the first to the last has its slot: a year without papers in the graph stays empty.
   async function drawTrend(box, e) {
     let rows;
     try { rows = (await gql(TREND, { id: e.id })).entity.trend; } catch (err) { return; }
     if (!rows || !rows.length) return;
     const W = 380, H = 110, left = 28, bottom = 18, top = 8;
     const max = Math.max(...rows.map((r) => r.papers), 1);
-    const bw = (W - left) / rows.length;
+    const first = rows[0].year, slots = rows[rows.length - 1].year - first + 1;
+    const bw = (W - left) / slots;
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("class", "trend-chart");
@@ -673,7 +703,8 @@
     };
     add("text", { x: 0, y: top + 8, class: "axis" }, String(max));
     add("line", { x1: left - 2, y1: H - bottom, x2: W, y2: H - bottom, class: "axis" });
-    rows.forEach((r, i) => {
+    rows.forEach((r) => {
+      const i = r.year - first;
       const h = ((H - bottom - top) * r.papers) / max;
       const bar = add("rect", { x: left + i * bw + 1, y: H - bottom - h, width: Math.max(bw - 2, 1), height: h,
                                 "data-year": r.year, "data-papers": r.papers,
@@ -681,12 +712,72 @@
       const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
       t.textContent = `${r.year}: ${plural(r.papers, "paper")} (${(100 * r.share).toFixed(1)}% of the year's papers)`;
       bar.append(t);
-      if (rows.length <= 12 || i % Math.ceil(rows.length / 8) === 0) {
+      if (slots <= 12 || i % Math.ceil(slots / 8) === 0) {
         add("text", { x: left + i * bw + bw / 2, y: H - 4, class: "axis", "text-anchor": "middle" }, String(r.year));
       }
     });
     box.replaceChildren(el("h3", {}, "Papers per year"), svg);
   }
+
+  // ---- trending: the entities of a type whose share of papers rose most since a year ------------------
+  async function showTrending(type = "Method", since = null) {
+    panel.hidden = false;
+    const kind = el("select", { class: "trending-type", "aria-label": "Type" },
+      ...TYPES.map((t) => el("option", t === type ? { value: t, selected: "" } : { value: t }, t)));
+    const year = el("input", { type: "number", class: "trending-since", "aria-label": "Since", min: "1900",
+                               max: "2100", step: "1", value: since == null ? "" : String(since) });
+    const list = el("ol", { class: "trending" });
+    const redo = () => showTrending(kind.value, year.value ? Number(year.value) : null);
+    kind.addEventListener("change", redo);
+    year.addEventListener("change", redo);
+    body.replaceChildren(el("span", { class: "badge ask" }, "Trending"), el("h2", {}, `Rising ${type}s`),
+      el("p", { class: "asks" }, el("label", {}, "Type ", kind), el("label", {}, " since ", year)), list,
+      el("p", { class: "muted" }, "Rise: share of the papers from that year on minus share of the earlier ones."));
+    list.append(el("li", { class: "muted" }, "Loading…"));
+    try {
+      const { trending } = await gql(TRENDING, { type: type.toUpperCase(), since });
+      list.replaceChildren(...trending.map((t) => el("li", { "data-id": t.entity.id },
+        nodeButton(t.entity.id, t.entity.name),
+        el("span", { class: "count" }, `${t.rise >= 0 ? "+" : ""}${(100 * t.rise).toFixed(1)} pts · `
+          + `${plural(t.recentPapers, "paper")} since ${t.since}`),
+        spark(t.entity))));
+      if (!trending.length) list.replaceChildren(el("li", { class: "muted" }, "Nothing rising."));
+      if (!year.value && trending.length) year.value = String(trending[0].since);
+    } catch (err) {
+      list.replaceChildren(el("li", { class: "error" }, `Could not load: ${err.message}`));
+      console.error(err);
+    }
+  }
+  // A small line of the entity's share per year; a year without papers breaks the line.
+  function spark(e) {
+    const rows = e.trend || [];
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    const W = 120, H = 26;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("class", "spark");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `Share of papers per year linked to ${e.name}`);
+    if (!rows.length) return svg;
+    const first = rows[0].year, span = Math.max(rows[rows.length - 1].year - first, 1);
+    const max = Math.max(...rows.map((r) => r.share), 1e-9);
+    let piece = [], prev = null;
+    const flush = () => {
+      if (!piece.length) return;
+      const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+      line.setAttribute("points", piece.join(" "));
+      line.setAttribute("stroke", (state.styles[titleCase(e.type)] || {}).color || "#4e79a7");
+      svg.append(line);
+      piece = [];
+    };
+    for (const r of rows) {
+      if (prev != null && r.year !== prev + 1) flush();
+      piece.push(`${(2 + ((W - 4) * (r.year - first)) / span).toFixed(1)},${(H - 2 - ((H - 4) * r.share) / max).toFixed(1)}`);
+      prev = r.year;
+    }
+    flush();
+    return svg;
+  }
+  $("trending-open").addEventListener("click", () => showTrending());
 
   // ---- downloads: the view as PNG/SVG, its subgraph as Turtle (/explore/subgraph) or GraphML -------
   function save(blob, name) {
@@ -788,14 +879,16 @@
     refreshFilters();
     writeHash();
   });
+  // once the slider is let go, the map is counted again from the links above the threshold only
+  $("confidence").addEventListener("change", () => {
+    if (state.center) show(state.center, { keepExpanded: true, panel: false });
+  });
   $("limit").addEventListener("change", () => {
     state.limit = Number($("limit").value);
     if (state.center) show(state.center, { keepExpanded: true, panel: false }); else writeHash();
   });
-  window.addEventListener("hashchange", () => {
-    const p = new URLSearchParams(location.hash.slice(1));
-    if (p.get("node") && p.get("node") !== state.center) readHash();
-  });
+  window.addEventListener("hashchange", followUrl);
+  window.addEventListener("popstate", followUrl);
 
   function renderLegend() {
     const legend = $("legend");
@@ -819,7 +912,7 @@
     if (location.hash) readHash(); else setStatus("Search for a paper, dataset, method, task…");
   }
 
-  Object.assign(api, { show, expand, openPanel, ask, download, svgOfView, graphmlOfView, gql,
+  Object.assign(api, { show, expand, openPanel, ask, download, showTrending, svgOfView, graphmlOfView, gql,
                        visibleNodeIds: () => nodeView.getIds() });
   window.kgExplorer = api;
   start();

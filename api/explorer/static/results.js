@@ -4,7 +4,7 @@
 // Loaded after explorer.js; talks to /graphql only. window.kgResults exposes its state for tests.
 "use strict";
 (() => {
-  const TOP = 10;
+  const TOP = 20;  // rows a page of the leaderboard; "More results" appends the next page
   const METRICS = `query DatasetMetrics($id: ID!) { entity(id: $id) { id name type
     metrics { metric { id name } results papers higherIsBetter } } }`;
   const ROW = `id value unit kind rank board improvement higherIsBetter evidence mention confidence
@@ -12,10 +12,14 @@
   // a board ranks absolute results of one metric on one dataset (and split); improvements come apart
   const BOARD = `query Board($d: String!, $m: String, $first: Int!, $low: Boolean!) {
     ranked: results(dataset: $d, metric: $m, first: $first, section: "absolute", includeLowConfidence: $low) {
-      totalCount hiddenCount edges { node { ${ROW} } } }
+      totalCount hiddenCount pageInfo { hasNextPage endCursor } edges { node { ${ROW} } } }
     improvements: results(dataset: $d, metric: $m, first: $first, section: "improvement",
                           includeLowConfidence: $low) {
       totalCount hiddenCount edges { node { ${ROW} } } } }`;
+  const MORE = `query BoardPage($d: String!, $m: String, $first: Int!, $low: Boolean!, $after: String) {
+    ranked: results(dataset: $d, metric: $m, first: $first, after: $after, section: "absolute",
+                    includeLowConfidence: $low) {
+      totalCount pageInfo { hasNextPage endCursor } edges { node { ${ROW} } } } }`;
   const LINK = "relation evidence confidence entity { id name }";
   const COMPARE = `query Compare($ids: [ID!]!) { compare(papers: $ids) { paper { id title year venue }
     tasks { ${LINK} } datasets { ${LINK} } methods { ${LINK} } models { ${LINK} } metrics { ${LINK} }
@@ -102,15 +106,37 @@
     const hidden = data.ranked.hiddenCount + data.improvements.hiddenCount;
     state.board = { dataset, metric, rows, improvements: gains, total: data.ranked.totalCount, hidden };
     tbody.replaceChildren();
-    const boards = new Set(rows.map((r) => r.board));
     let current;
-    for (const r of rows) {
-      if (boards.size > 1 && r.board !== current) {  // one board per metric, dataset and split
-        tbody.append(el("tr", { class: "lb-board" }, el("th", { colspan: "5" }, r.board || "")));
-        current = r.board;
+    const several = rows.some((r) => r.board !== rows[0].board) || data.ranked.pageInfo.hasNextPage;
+    const append = (page) => {
+      for (const r of page) {
+        if (several && r.board !== current) {  // one board per metric, dataset and split
+          tbody.append(el("tr", { class: "lb-board" }, el("th", { colspan: "5" }, r.board || "")));
+          current = r.board;
+        }
+        tbody.append(...boardRow(r, { cls: "lb-row", value: fmt(r), rank: String(r.rank) }));
       }
-      tbody.append(...boardRow(r, { cls: "lb-row", value: fmt(r), rank: String(r.rank) }));
-    }
+    };
+    append(rows);
+    section.querySelector(".lb-more")?.remove();
+    const paging = (info) => {
+      if (!info.hasNextPage) return;
+      const more = el("button", { type: "button", class: "more lb-more", onclick: async () => {
+        more.disabled = true;
+        try {
+          const next = await gql(MORE, { d: dataset, m: metric, first: TOP, low: state.showLow,
+                                         after: info.endCursor });
+          const page = next.ranked.edges.map((e) => e.node);
+          state.board.rows.push(...page);
+          append(page);
+          more.remove();
+          note.textContent = `${state.board.rows.length} of ${next.ranked.totalCount} ranked`;
+          paging(next.ranked.pageInfo);
+        } catch (err) { more.disabled = false; report(section)(err); }
+      } }, "More results");
+      note.before(more);
+    };
+    paging(data.ranked.pageInfo);
     better.replaceChildren();
     if (gains.length) {
       better.append(el("tr", { class: "lb-board" }, el("th", { colspan: "5" }, "Improvements (not ranked)")));
@@ -171,7 +197,8 @@
     if (!state.selected.size) { tray?.remove(); return; }
     if (!tray) {
       tray = el("div", { id: "kg-compare-tray", role: "region", "aria-label": "Papers to compare" });
-      document.body.append(tray);
+      // over the map's top right corner: clear of the legend (bottom left) and the status (top left)
+      (document.getElementById("stage") || document.body).append(tray);
     }
     tray.replaceChildren(
       el("span", {}, `${state.selected.size} paper${state.selected.size === 1 ? "" : "s"} ticked`),
@@ -252,7 +279,7 @@
     .kg-leaderboard .lb-evidence { margin: 4px 0; font-size: 12px; }
     .kg-leaderboard .lb-value { font-variant-numeric: tabular-nums; font-weight: 600; }
     .kg-leaderboard tr.lb-board th { font-weight: 600; background: #f6f6f6; }
-    #kg-compare-tray { position: fixed; bottom: 12px; left: 12px; z-index: 20; background: #fff;
+    #kg-compare-tray { position: absolute; top: 8px; right: 12px; z-index: 20; background: #fff;
       border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; display: flex; gap: 8px; align-items: center;
       box-shadow: 0 2px 8px rgba(0,0,0,.15); font-size: 13px; }
     #kg-compare { position: fixed; inset: 5% 4%; z-index: 30; background: #fff; border: 1px solid #bbb;
