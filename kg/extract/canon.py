@@ -18,6 +18,7 @@ from kg.extract.common import (
     Mention,
     doc_text,
     mention,
+    sentences,
 )
 from kg.extract.hierarchy import Hierarchy
 from kg.extract.senses import SenseTable, acronym_shaped, content_words, load_senses, same_sense
@@ -213,7 +214,7 @@ class Canonicaliser:
         entities.sort(key=lambda e: e["start"])
         self.hierarchy.add_broader(entities)
         doc._.kg_entities = entities
-        doc._.kg_relations = _relations(entities)
+        doc._.kg_relations = _relations(entities, text, sentences(doc))
         return doc
 
     @staticmethod
@@ -555,11 +556,43 @@ def _drop_nested(ms: list[Mention]) -> list[Mention]:
     return keep
 
 
-def _relations(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """defense → defendsAgainst → threat, defense → targetsDomain → domain, within one paper."""
-    out = []
-    defenses = [e for e in entities if e["relation"] in PROPOSE and e.get("kind") == "Defense"]
-    for d in defenses:
+# A proposal's role, not only its kind: it defends when the sentence proposing it (or its name) is about
+# defending ("Defense-GAN", a Framework; "PixelDefend", a Model), unless that sentence says it evades them.
+_DEFENDS = re.compile(
+    r"\b(?:defen[cs]e[sd]?|defend\w*|mitigat\w*|purif\w*|safeguard\w*|protect\w*|certifi\w*|immuni[sz]\w*|"
+    r"detect\w*|robustif\w*)",
+    re.I,
+)
+_EVADES = re.compile(
+    r"\b(?:evad\w*|bypass\w*|circumvent\w*|break(?:s|ing)?|fool\w*|undetect\w*|stealth\w*)", re.I
+)
+
+
+def _defends(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
+    if e.get("kind") == "Attack" or e["type"] not in ("Method", "Model"):
+        return False
+    start = int(e["start"])
+    sentence = next((text[a:b] for a, b in sents if a <= start < b), text[start : int(e["end"])])
+    if _EVADES.search(sentence):  # "a stealthy backdoor that evades existing defenses"
+        return False
+    return e.get("kind") == "Defense" or bool(_DEFENDS.search(e["name"]) or _DEFENDS.search(sentence))
+
+
+def _relations(
+    entities: list[dict[str, Any]], text: str, sents: list[tuple[int, int]]
+) -> list[dict[str, Any]]:
+    """defender → defendsAgainst → threat, defender → targetsDomain → domain, within one paper of a threat:
+    a defender is a proposal whose kind is Defense or whose role is (`_defends`)."""
+    out: list[dict[str, Any]] = []
+    threat = any(e["type"] == "Threat" for e in entities)
+    defenders = [
+        e
+        for e in entities
+        if e["relation"] in PROPOSE
+        and (threat or e.get("kind") == "Defense")
+        and _defends(e, text, sents)
+    ]
+    for d in defenders:
         for e in entities:
             if e["type"] == "Threat":
                 out.append({"subject": d, "relation": "defendsAgainst", "object": e})

@@ -254,15 +254,18 @@ def _related(ctx: QueryContext, iris: list[str], first: int) -> dict[str, list[E
 
 
 def defenses(ctx: QueryContext, target: str | None = None, against: str | None = None) -> list[EntityInfo]:
-    """Entities of kind Defense that target `target` (or a narrower domain) and defend against `against`
-    (cached per store generation)."""
+    """Defenses by role: entities some paper proposes to defend against a threat or for a domain
+    (`kg:defendsAgainst`, `kg:targetsDomain`, whatever their kind), that target `target` (or a narrower
+    domain) and defend against `against` (cached per store generation)."""
     key = ("defenses", target, against)
     found = ctx.memo.get(ctx.store, key, lambda: tuple(_defenses(ctx, target, against)), lambda f: len(f) + 1)
     return list(found)
 
 
 def _defenses(ctx: QueryContext, target: str | None, against: str | None) -> list[EntityInfo]:
-    parts = ['?d kg:kind "Defense" .']
+    # The role, written by the extractor for what a paper proposes to defend (kg.extract.canon._defends); a
+    # kind alone makes no defense ("a stealthy backdoor that evades existing defenses" is not one).
+    parts = ['{ ?d kg:defendsAgainst ?threat } UNION { ?d kg:kind "Defense" ; kg:targetsDomain ?domain }']
     # The narrower closures are resolved first, in their own query: Virtuoso 7.2 drops rows when a `*`
     # path is joined with the UNION below in one query (tests/test_store_virtuoso.py).
     if target is not None:
