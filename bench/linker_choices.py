@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/linker_choices.py configs     # network settings (seeds, epochs, width, dropout)
     .venv/bin/python bench/linker_choices.py ablate      # each rule component left out
+    .venv/bin/python bench/linker_choices.py labels      # trained on exact-name labels (no loose match)
 
 Writes bench/results/linker_choices_<what>.json and prints each row's micro F1 (mean ± sd over the folds)
 next to the default's. A choice is kept only when its cross-validated micro F1 beats the default's by more
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +26,7 @@ from kg.learn.linker_train import (  # noqa: E402
     CVReport,
     Resources,
     TrainConfig,
+    candidate_labels,
     cross_validate,
     prepare,
     rules_extractor,
@@ -86,6 +88,13 @@ def main() -> int:
             if name != "default":
                 r = cross_validate(items, extractor, res, config, name=name)
                 rows.append(_row(name, r, ref, {"config": asdict(config)}))
+    elif what == "labels":  # scored as always (loose for tasks, domains, threats); trained on exact names
+        none: frozenset[str] = frozenset()
+        strict = [
+            replace(p, labels=candidate_labels(p.cands, p.gold.record, p.gold.text, none)) for p in items
+        ]
+        r = cross_validate(strict, extractor, res, TrainConfig(), name="exact-name labels")
+        rows.append(_row("exact-name labels", r, ref, {"labels": "exact names and aliases only"}))
     else:
         for component in COMPONENTS:
             ab = prepare(docs, extractor, res, disabled=[component])

@@ -91,8 +91,11 @@ class Prepared:
     labels: NDArray[np.float32]
 
 
-def candidate_labels(cands: Sequence[Candidate], record: dict[str, Any], text: str) -> NDArray[np.float32]:
-    """Candidates × LABELS: 1 where the candidate's text matches a gold item of that category."""
+def candidate_labels(
+    cands: Sequence[Candidate], record: dict[str, Any], text: str, loose: frozenset[str] = LOOSE
+) -> NDArray[np.float32]:
+    """Candidates × LABELS: 1 where the candidate's text matches a gold item of that category (by the
+    reference scorer's rule; `loose` names the categories where sharing content words is enough)."""
     out = np.zeros((len(cands), len(LABELS)), dtype=np.float32)
     for j, cat in enumerate(LABELS):
         items = list(record.get(cat) or []) + (list(record.get("models") or []) if cat == "methods" else [])
@@ -100,7 +103,7 @@ def candidate_labels(cands: Sequence[Candidate], record: dict[str, Any], text: s
             continue
         for r, c in enumerate(cands):
             forms = list(dict.fromkeys(text[s:e] for s, e in c.occurrences))
-            if any(matches(forms, it, cat in LOOSE) for it in items):
+            if any(matches(forms, it, cat in loose) for it in items):
                 out[r, j] = 1.0
     return out
 
