@@ -25,6 +25,13 @@ else:  # the members come from kg.types, where the entity types are said once
                                  description="The kinds of entity a paper links to.")
 
 
+@strawberry.enum(description="The order of a list of papers; the default ID is identifier order.")
+class PaperOrder(Enum):
+    ID = "ID"
+    YEAR = "YEAR"  # newest first, then identifier; papers without a year last
+    TITLE = "TITLE"  # alphabetical, case-insensitive
+
+
 def kg_type(t: EntityType | None) -> KgEntityType | None:
     return None if t is None else cast(KgEntityType, t.value)
 
