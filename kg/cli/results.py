@@ -81,6 +81,11 @@ def _emit(records: list[dict[str, Any]], fmt: str, columns: tuple[str, ...]) -> 
     if fmt == "json":
         print(json.dumps(records, ensure_ascii=False, indent=1))
         return
+    write_csv(records, columns)
+
+
+def write_csv(records: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
+    """Records as CSV on stdout: a header of `columns`, empty cells for missing values."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     w.writeheader()
