@@ -94,3 +94,14 @@ def test_defenses_for_a_target_as_csv(store: Path) -> None:
 def test_defenses_table_names_each_defense(store: Path) -> None:
     out = kg(store, "defenses").stdout
     assert "MELON-Aug" in out and "defenses" in out
+
+
+def test_validate_shows_its_steps_on_stderr_on_a_terminal(store: Path) -> None:
+    proc = run_kg("validate", "--store", store, env={"FORCE_COLOR": "1", "TTY_INTERACTIVE": "1"})
+    assert "conforms" in proc.stdout
+    assert "reading 6,699 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
+
+
+def test_validate_prints_no_progress_when_not_a_terminal(store: Path) -> None:
+    proc = run_kg("validate", "--store", store)
+    assert proc.stdout == "conforms: the graph passes every SHACL shape\n" and proc.stderr == ""
