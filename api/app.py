@@ -26,7 +26,7 @@ from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET
 
-from api import explorer, graphiql
+from api import explorer, graphiql, paper_export
 from api.body_limit import BodySizeLimit
 from api.context import ApiContext
 from api.cors import Cors
@@ -224,6 +224,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Starlette:
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/sparql", sparql.handle, methods=["GET", "POST"]),
             Route("/export", export.handle, methods=["GET"]),
+            paper_export.route(ctx),
             Route("/healthz", healthz, methods=["GET"]),
             *explorer.routes(ctx),
             *graphiql.routes(),

@@ -43,6 +43,7 @@ from api.types import (
     Paper,
     PaperConnection,
     PaperInput,
+    PaperOrder,
     RelationCount,
     SearchHit,
     Stats,
@@ -69,7 +70,9 @@ class Query(ResultsQuery):
     @strawberry.field(
         description="Papers matching every filter (names match canonical names or aliases). A name filter "
         "includes the papers of the entities narrower than the named one (skos:broader, any depth) and of "
-        "its variants (kg:variantOf) unless includeNarrower is false; the default is true."
+        "its variants (kg:variantOf) unless includeNarrower is false; the default is true. year and venue "
+        "(case-insensitive) filter too; orderBy is ID (identifier order, the default), YEAR (newest first) "
+        "or TITLE."
     )
     async def papers(
         self,
@@ -89,6 +92,9 @@ class Query(ResultsQuery):
                 "kg:variantOf*); default true."
             ),
         ] = True,
+        year: int | None = None,
+        venue: str | None = None,
+        order_by: PaperOrder = PaperOrder.ID,
     ) -> PaperConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         page = await off_loop(
@@ -103,6 +109,9 @@ class Query(ResultsQuery):
             first=first,
             after=after,
             include_narrower=include_narrower,
+            year=year,
+            venue=venue,
+            order=order_by.value,
         )
         return PaperConnection.page(page, Paper.of)
 

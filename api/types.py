@@ -44,6 +44,13 @@ def trend_args(venues: list[str] | None,
             "VENUE" if normalize is TrendNormalize.VENUE else "PAPERS")
 
 
+@strawberry.enum(description="The order of a list of papers; the default ID is identifier order.")
+class PaperOrder(Enum):
+    ID = "ID"
+    YEAR = "YEAR"  # newest first, then identifier; papers without a year last
+    TITLE = "TITLE"  # alphabetical, case-insensitive
+
+
 def kg_type(t: EntityType | None) -> KgEntityType | None:
     return None if t is None else cast(KgEntityType, t.value)
 

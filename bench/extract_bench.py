@@ -72,7 +72,7 @@ def main() -> None:
 
     def ours(name: str) -> Callable[[int], int]:
         ex = extractors[name]
-        return lambda n_process: sum(len(e.links) for e in ex.extract(batch, n_process=n_process, batch_size=64))
+        return lambda k: sum(len(e.links) for e in ex.extract(batch, n_process=k, batch_size=64))
 
     def spacy_only(n_process: int) -> int:
         return sum(len(d) for d in plain.pipe(texts, batch_size=64, n_process=n_process))

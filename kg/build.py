@@ -11,9 +11,7 @@ import hashlib
 import os
 import shutil
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
@@ -24,6 +22,7 @@ from kg.rdf.mapping import GraphMapper
 from kg.rdf.nquads import nquads_records
 from kg.store import local_directory
 from kg.store.types import Store
+from kg.summary import BuildSummary
 from kg.types import Extraction, Paper, ReadProblem
 from kg.write import write_extractions, write_graphs
 
@@ -33,36 +32,11 @@ if TYPE_CHECKING:
     from kg.extract import Extractor
     from kg.query.search import SearchIndex
 
-__all__ = ["write_extractions"]  # the batch write lives in kg.write (one write path); kept here by name
+# the batch write lives in kg.write (one write path), the summary in kg.summary; both kept here by name
+__all__ = ["BuildSummary", "write_extractions"]
 
 ProblemSink = Callable[[ReadProblem], None]
 ProgressSink = Callable[[int], None]
-
-
-@dataclass(slots=True)
-class BuildSummary:
-    """What one build did, for the end-of-build report."""
-
-    papers: int = 0
-    problems: int = 0
-    links_per_relation: Counter[str] = field(default_factory=Counter)
-    entities: set[tuple[str, str]] = field(default_factory=set)
-    triples: int = 0  # quads written for papers in this build
-    seconds: float = 0.0
-    inputs: list[str] = field(default_factory=list)
-
-    def add(self, ex: Extraction, quads: int) -> None:
-        self.papers += 1
-        self.triples += quads
-        for link in ex.links:
-            self.links_per_relation[link.relation] += 1
-            self.entities.add((link.entity.type, link.entity.name))
-        for rel in ex.relations:
-            self.links_per_relation[rel.relation] += 1
-
-    @property
-    def entities_per_type(self) -> Counter[str]:
-        return Counter(t for t, _ in self.entities)
 
 
 def read_all(inputs: Sequence[str | Path], on_problem: ProblemSink) -> Iterator[Paper]:

@@ -59,8 +59,8 @@ from kg.store.writes import Meta
 from kg.types import ENTITY_TYPES, Extraction
 
 if TYPE_CHECKING:
-    from kg.build import BuildSummary
     from kg.query.search import SearchIndex
+    from kg.summary import BuildSummary
 
 ProgressSink = Callable[[int], None]
 Triple3 = tuple[object, object, object]

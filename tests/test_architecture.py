@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("extract", {"kg.extract", "kg.mine", "kg.eval", "kg.learn"}),
     ("store", {"kg.store"}),
     ("query", {"kg.query", "kg.graphio", "kg.viz"}),
-    ("write", {"kg.write"}),
+    ("write", {"kg.write", "kg.summary"}),
     ("pipelines", {"kg.build", "kg.cluster", "kg.migrate", "kg.migrate_links", "kg.migrate_step",
                     "kg.reextract"}),
     ("interfaces", {"kg.cli", "kg.__main__", "kg", "api"}),

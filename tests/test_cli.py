@@ -379,3 +379,23 @@ def test_progress_rate_leaves_start_up_out() -> None:
     assert tick.startup_s >= 0.3 and tick.done == 100
     assert tick.rate > 100 / (tick.startup_s + 1e-3)  # 99 papers after the first took far less than 0.3 s
     assert out.getvalue().splitlines() == [tick.line()] and "left" not in tick.line()
+
+
+def test_progress_line_names_elapsed_and_remaining_time() -> None:
+    import io
+
+    from rich.console import Console
+
+    from kg.cli.common import BuildProgress
+
+    out = io.StringIO()
+    with BuildProgress(4, every_s=0, tty=False, console=Console(file=out, width=200)) as tick:
+        for _ in range(4):
+            tick(1)
+            time.sleep(0.2)
+    lines = out.getvalue().splitlines()
+    assert re.fullmatch(r"extracted 1/4 papers \(25%\), elapsed 0:00:00", lines[0])
+    rate = r"\d+\.\d papers/s"
+    assert re.fullmatch(rf"extracted 3/4 papers \(75%\), {rate}, elapsed 0:00:0\d, about 0:00:0\d left",
+                        lines[2])
+    assert re.fullmatch(rf"extracted 4/4 papers \(100%\), {rate}, elapsed 0:00:0\d", lines[3])  # nothing left

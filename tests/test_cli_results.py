@@ -126,3 +126,13 @@ def test_errors_are_one_line(store: Path) -> None:
         assert (
             proc.returncode == 1 and proc.stderr.startswith("error:") and len(proc.stderr.splitlines()) == 1
         )
+
+
+def test_leaderboard_table_at_80_columns_keeps_evidence_to_two_lines(store: Path) -> None:
+    out = run_kg("results", "ImageNet", "--store", store, env={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = next(i for i, line in enumerate(lines) if "r-alpha" in line)
+    assert lines[at].rstrip().endswith("│ AlphaNet achieves      │")
+    assert lines[at + 1].rstrip().endswith("│ 84.3% top-1 accuracy…  │")
+    assert lines[at + 2].startswith("│ 1 │ 1.9 ")  # the next row

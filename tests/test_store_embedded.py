@@ -163,7 +163,7 @@ def test_locked_directory_gives_one_line_error(tmp_path: Path) -> None:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         with pytest.raises(StoreError) as err:
             open_store(loc, base_iri=BASE)
-        assert "locked by another process" in str(err.value) and "--read-only" in str(err.value)
+        assert "locked by another process" in str(err.value) and "stop it to write" in str(err.value)
         assert "\n" not in str(err.value)
         assert open_store(loc, base_iri=BASE, read_only=True).triple_count() == 0
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from kg.cli import building, mining, reading, results, serving, upgrading  # noqa: F401  (each module registers its commands)
+from kg.cli import building, lists, mining, reading, results, serving, upgrading  # noqa: F401  (each module registers its commands)
 from kg.cli.common import app, err
 
 

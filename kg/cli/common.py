@@ -139,17 +139,15 @@ class BuildProgress:
                 Progress,
                 TaskProgressColumn,
                 TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
             )
 
             self._bar = Progress(
                 TextColumn(self.verb), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("left"),
-                TimeRemainingColumn(), console=self.console,
+                TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[clock]}"), console=self.console,
             )
             self._bar.__enter__()
-            self._task = self._bar.add_task(self.verb, total=self.total, start=False, rate="starting…")
+            self._task = self._bar.add_task(self.verb, total=self.total, start=False, rate="starting…",
+                                            clock="")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -167,7 +165,7 @@ class BuildProgress:
         self.done += n
         self.last = now
         if self._bar is not None:
-            self._bar.update(self._task, advance=n, rate=f"{self.rate:.1f} papers/s")
+            self._bar.update(self._task, advance=n, rate=f"{self.rate:.1f} papers/s", clock=self.clock(now))
         elif now - self._last_line >= self.every_s or self.done >= self.total:
             self._last_line = now
             self.console.print(self.line(), soft_wrap=True, highlight=False)
@@ -184,11 +182,25 @@ class BuildProgress:
             return 0.0
         return (self.done - 1) / max(self.last - self.first, 1e-9)
 
+    def clock(self, now: float | None = None) -> str:
+        """"elapsed 0:02:17, about 0:04:54 left": wall time since the start, and the papers still to do at
+        the average rate since the first paper (steady, unlike the last batch's)."""
+        import time
+
+        text = f"elapsed {_hms((now or time.perf_counter()) - self.created)}"
+        if self.rate > 0 and self.done < self.total:
+            text += f", about {_hms((self.total - self.done) / self.rate)} left"
+        return text
+
     def line(self) -> str:
         pct = 100 * self.done / self.total if self.total else 100.0
         text = f"{self.verb} {self.done:,}/{self.total:,} papers ({pct:.0f}%)"
         if self.rate > 0:
             text += f", {self.rate:.1f} papers/s"
-            if self.done < self.total:
-                text += f", about {(self.total - self.done) / self.rate:.0f} s left"
-        return text
+        return f"{text}, {self.clock(self.last)}"
+
+
+def _hms(seconds: float) -> str:
+    """Seconds as H:MM:SS."""
+    s = max(0, round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"

@@ -134,12 +134,22 @@ def validate(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Check the graph against the SHACL shapes (ontology/shapes.ttl)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from kg.cli.common import err
     from kg.rdf.validate import validate as run_validation
     from kg.store import as_rdflib
 
     st = open_or_fail(store, base_iri, read_only=True, create=False)
+    steps = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                     transient=True, disable=not err.is_terminal)
     try:
-        report = run_validation(as_rdflib(st), base_iri)
+        with steps:  # on stderr, on a terminal only: a large store takes minutes to load and check
+            task = steps.add_task(f"reading {st.triple_count():,} triples", total=2)
+            graph = as_rdflib(st)
+            steps.update(task, advance=1, description="checking the SHACL shapes")
+            report = run_validation(graph, base_iri)
+            steps.update(task, advance=1)
     finally:
         st.close()
     if report.conforms:

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import sys
+import textwrap
 from typing import Annotated, Any
 
 import typer
@@ -81,12 +82,33 @@ def _emit(records: list[dict[str, Any]], fmt: str, columns: tuple[str, ...]) -> 
     if fmt == "json":
         print(json.dumps(records, ensure_ascii=False, indent=1))
         return
+    write_csv(records, columns)
+
+
+def write_csv(records: list[dict[str, Any]], columns: tuple[str, ...]) -> None:
+    """Records as CSV on stdout: a header of `columns`, empty cells for missing values."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in records:
         w.writerow({k: "" if r.get(k) is None else r.get(k) for k in columns})
     sys.stdout.write(buf.getvalue())
+
+
+def _two_lines(evidence: str, mention: str, width: int) -> str:
+    """The evidence around the value in at most two lines of `width` ("…" where cut)."""
+    lines = textwrap.wrap(_snippet(evidence, mention, 2 * width - 2), width)
+    if len(lines) > 2:
+        lines = [lines[0], lines[1][: width - 1].rstrip("…") + "…"]
+    return "\n".join(lines)
+
+
+def _column(table: Any, name: str, width: int) -> None:
+    """A leaderboard column: the evidence `width` wide (kept to two lines), the others folding when narrow."""
+    if name == "evidence":
+        table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
+    else:
+        table.add_column(name, overflow="fold")
 
 
 def _check_format(fmt: str) -> None:
@@ -143,6 +165,7 @@ def results(
         where = f" in {metric!r}" if metric else ""
         fail(f"no results on {dataset!r}{where}" + (f"; {note}" if note else ""))
     console = Console()
+    room = min(70, max(20, (console.width - 40) // 2 + 2))  # the evidence column's width
     if records:
         title = (
             f"{dataset}" + (f" · {metric}" if metric else "")
@@ -150,7 +173,7 @@ def results(
         )
         t = Table(title=title, show_lines=False)
         for col in ("#", "value", "board", "method", "paper", "evidence"):
-            t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
+            _column(t, col, room)
         for r in records:
             arrow = "" if r["higher_is_better"] is None else (" ↑" if r["higher_is_better"] else " ↓")
             t.add_row(
@@ -159,20 +182,20 @@ def results(
                 (r["board"] or r["metric"]) + arrow,
                 r["method"] or "",
                 f"{r['paper']}",
-                _snippet(r["evidence"], r["mention"]),
+                _two_lines(r["evidence"], r["mention"], room),
             )
         console.print(t)
     if improvements:
         t = Table(title=f"improvements (not ranked) · {len(improvements)} of {better.page.total}")
         for col in ("improvement", "dataset", "method", "paper", "evidence"):
-            t.add_column(col, overflow="fold", ratio=3 if col == "evidence" else None)
+            _column(t, col, room)
         for r in improvements:
             t.add_row(
                 r["improvement"] or "",
                 r["dataset"] or "",
                 r["method"] or "",
                 f"{r['paper']}",
-                _snippet(r["evidence"], r["mention"]),
+                _two_lines(r["evidence"], r["mention"], room),
             )
         console.print(t)
     if note:

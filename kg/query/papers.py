@@ -1,10 +1,12 @@
-"""Papers: by id, filtered by entity names / free text, with keyset pagination in identifier order."""
+"""Papers: by id, filtered by entity names / free text / year / venue, with keyset pagination in identifier
+order (the default), newest first or by title; a cursor holds the sort key of its order."""
 
 from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from pyoxigraph import NamedNode
 
@@ -30,6 +32,14 @@ _FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would als
     "kg:doi",
     "kg:hasCode",
 )
+
+
+PaperOrder = Literal["ID", "YEAR", "TITLE"]  # ID: identifier order; YEAR: newest first, then id; TITLE: A-Z
+ORDERS: tuple[PaperOrder, ...] = ("ID", "YEAR", "TITLE")
+_KEYS: dict[str, tuple[Callable[[PaperInfo], list[Any]], tuple[type, ...]]] = {
+    "YEAR": (lambda p: [-(p.year or 0), p.id], (int, str)),  # no year: last
+    "TITLE": (lambda p: [(p.title or "").casefold(), p.id], (str, str)),
+}
 
 
 def paper(ctx: QueryContext, paper_id: str) -> PaperInfo | None:
@@ -89,13 +99,17 @@ def papers(
     first: int = 20,
     after: str | None = None,
     include_narrower: bool = True,
+    year: int | None = None,
+    venue: str | None = None,
+    order: PaperOrder = "ID",
 ) -> Page[PaperInfo]:
-    """Papers matching every given filter, in identifier order.
+    """Papers matching every given filter, in `order` (default identifier order).
 
     A name filter matches the canonical name or any alias (case-insensitive), takes every entity it matches,
     and, unless `include_narrower` is False, their variants and narrower entities (`kg:variantOf` and
     `skos:broader`, any depth: "semantic segmentation" finds the papers on "video semantic segmentation").
-    `entity_iris` (+ `relation`) restricts to papers linked to those entities.
+    `entity_iris` (+ `relation`) restricts to papers linked to those entities. `year` is the year issued,
+    `venue` the venue (case-insensitive, whole name).
     """
     names: list[tuple[str | None, EntityType]] = [
         (dataset, "Dataset"),
@@ -111,7 +125,8 @@ def papers(
     if entity_iris is not None:
         nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
         groups.append((nodes, relation))
-    if search is None and len(groups) == 1 and groups[0][1] is None:
+    plain = order == "ID" and year is None and venue is None
+    if plain and search is None and len(groups) == 1 and groups[0][1] is None:
         found = _stored_slice(ctx, groups[0][0], first, after)
         if found is not None:
             return _build(ctx, [found], first)[0]
@@ -119,7 +134,28 @@ def papers(
     if search is not None:
         sets.append(tuple(sorted(set(ctx.index.paper_ids(ctx.store, search)))))
     ids = _intersect(sets) if sets else _all_ids(ctx)
-    return _pages(ctx, [ids], first, after)[0]
+    if plain:
+        return _pages(ctx, [ids], first, after)[0]
+    return _sorted_page(ctx, ids, year, venue, order, first, after)
+
+
+def _sorted_page(
+    ctx: QueryContext, ids: Sequence[str], year: int | None, venue: str | None, order: PaperOrder,
+    first: int, after: str | None,
+) -> Page[PaperInfo]:
+    """The page after `after` of these papers kept by year/venue, in `order`; the cursor is the sort key."""
+    infos = papers_by_iris(ctx, [ctx.iris.paper(i) for i in ids])
+    wanted = venue.casefold() if venue is not None else None
+    kept = [p for i in ids if (p := infos.get(ctx.iris.paper(i))) is not None
+            and (year is None or p.year == year) and (wanted is None or (p.venue or "").casefold() == wanted)]
+    key, types = _KEYS.get(order, (lambda p: [p.id], (str,)))
+    kind = "p" if order == "ID" else f"p-{order.lower()}"
+    ranked = sorted(kept, key=key)
+    keys = [key(p) for p in ranked]
+    start = bisect.bisect_right(keys, cursor.decode(kind, after, types)) if after else 0
+    items = tuple(ranked[start : start + first])
+    cursors = tuple(cursor.encode(kind, key(p)) for p in items)
+    return Page(items, len(ranked), start + first < len(ranked), cursors[-1] if cursors else None, cursors)
 
 
 def _intersect(sets: list[tuple[str, ...]]) -> tuple[str, ...]:

@@ -14,18 +14,27 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from pyoxigraph import Literal, NamedNode
 
 from kg.rdf.iris import MLS, PROV, RDF, XSD, Iris
 from kg.types import EntityRef, Extraction, Result
 
-if TYPE_CHECKING:
-    from kg.rdf.mapping import GraphMapper
-
 _Add = Callable[[NamedNode, "str | NamedNode", "NamedNode | Literal"], None]
+
+
+class Mapper(Protocol):
+    """What map_results needs of kg.rdf.mapping.GraphMapper (named here, so neither module imports the other
+    back)."""
+
+    iris: Iris
+
+    def kg(self, local: str) -> NamedNode: ...
+
+    def _declare(self, add: _Add, ref: EntityRef, forms: Iterable[str], declared: set[str]) -> None: ...
+
 _TYPE = NamedNode(RDF + "type")
 _DOUBLE = NamedNode(XSD + "double")
 _INT = NamedNode(XSD + "integer")
@@ -72,7 +81,7 @@ def result_iri(iris: Iris, paper_id: str, r: Result) -> str:
 
 
 def map_results(
-    mapper: GraphMapper,
+    mapper: Mapper,
     ex: Extraction,
     paper: NamedNode,
     agent: NamedNode,

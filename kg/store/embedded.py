@@ -20,8 +20,8 @@ from kg.store.version import check_format
 from kg.store.writes import Meta, drop_update, replace_update
 
 COMPACT_AFTER = 8_000_000  # bytes of update text written since opening
-_LOCK_HINT = ("is locked by another process (a running `kg serve`/`oxigraph serve`?);"
-              " use --read-only or stop it")
+_LOCK_HINT = ("is locked by another process (a running `kg serve`/`oxigraph serve`?); stop it to write"
+              " (commands that only read, such as `kg stats`, work meanwhile)")
 
 
 class EmbeddedStore:

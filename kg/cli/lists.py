@@ -1,0 +1,139 @@
+"""`kg papers` (filtered, ordered), `kg search TEXT` and `kg defenses`: a rich table in the terminal, or
+`--format csv|json` (`kg papers` also `bibtex`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from kg.cli.common import BaseOpt, StoreOpt, app, fail, open_or_fail
+from kg.settings import DEFAULT_BASE_IRI
+
+T = TypeVar("T")
+LONG = {"title", "name"}
+
+
+def _check(fmt: str, formats: tuple[str, ...]) -> None:
+    if fmt not in formats:
+        fail(f"--format must be one of {', '.join(formats)}, not {fmt!r}")
+
+
+def _read(store: str, base_iri: str, ask: Callable[[Any], T]) -> T:
+    """`ask(ctx)` on the store opened read-only; a store error is one line."""
+    from kg.query import QueryContext
+    from kg.query.cursor import BadCursor
+    from kg.store.types import StoreError
+
+    st = open_or_fail(store, base_iri, read_only=True, create=False)
+    try:
+        return ask(QueryContext.open(st, base_iri))
+    except (StoreError, BadCursor) as exc:
+        fail(str(exc))
+    finally:
+        st.close()
+
+
+def _emit(records: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], title: str) -> None:
+    """Records as JSON, CSV (csv module quoting) or a table whose cells stay on one or two lines."""
+    if fmt == "json":
+        print(json.dumps(records, ensure_ascii=False, indent=1))
+        return
+    if fmt == "csv":
+        from kg.cli.results import write_csv
+
+        write_csv(records, columns)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = [["" if r.get(c) is None else str(r[c]) for c in columns] for r in records]
+    t = Table(title=title)
+    for i, col in enumerate(columns):
+        if col in LONG:  # the text column takes what is left and wraps
+            t.add_column(col, overflow="fold", ratio=1)
+        else:  # short columns keep their width (at most 28) on one line
+            width = min(28, max([len(col), *(len(row[i]) for row in rows)]))
+            t.add_column(col, overflow="ellipsis", no_wrap=True, min_width=width)
+    for row in rows:
+        t.add_row(*row)
+    Console().print(t)
+
+
+@app.command()
+def papers(
+    dataset: Annotated[str | None, typer.Option("--dataset", help="Papers using this dataset.")] = None,
+    task: Annotated[str | None, typer.Option("--task", help="Papers addressing this task.")] = None,
+    method: Annotated[str | None, typer.Option("--method", help="Papers using this method.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Papers using this model.")] = None,
+    domain: Annotated[str | None, typer.Option("--domain", help="Papers in this domain.")] = None,
+    search: Annotated[str | None, typer.Option("--search", help="Papers whose text has these words.")] = None,
+    year: Annotated[int | None, typer.Option("--year", help="Papers issued that year.")] = None,
+    venue: Annotated[str | None, typer.Option("--venue", help="Papers of that venue (any case).")] = None,
+    order: Annotated[str, typer.Option("--order", help="ID (default) | YEAR (newest first) | TITLE")] = "ID",
+    first: Annotated[int, typer.Option("--first", min=1, max=10_000, help="Most papers.")] = 20,
+    exact: Annotated[bool, typer.Option("--exact", help="Not the papers of narrower entities.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json|bibtex")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Papers matching every filter, as GraphQL's `papers` lists them (names match names or aliases and
+    include narrower entities unless --exact)."""
+    from kg.query import papers as find
+    from kg.query.listing import PAPER_COLUMNS, paper_records, papers_bibtex
+    from kg.query.papers import ORDERS
+
+    _check(fmt, ("table", "csv", "json", "bibtex"))
+    chosen = next((o for o in ORDERS if o == order.upper()), None)
+    if chosen is None:
+        fail(f"--order must be one of {', '.join(ORDERS)}, not {order!r}")
+    page = _read(store, base_iri, lambda ctx: find(
+        ctx, dataset=dataset, task=task, method=method, model=model, domain=domain, search=search,
+        year=year, venue=venue, order=chosen, first=first, include_narrower=not exact))
+    if fmt == "bibtex":
+        sys.stdout.write(papers_bibtex(page.items))
+        return
+    columns = PAPER_COLUMNS if fmt != "table" else ("id", "year", "venue", "title")
+    _emit(paper_records(page.items), fmt, columns, f"{len(page.items)} of {page.total} papers")
+
+
+@app.command("search")
+def search_text(
+    text: Annotated[str, typer.Argument(help="Words to find in titles, abstracts and entity names.")],
+    first: Annotated[int, typer.Option("--first", min=1, max=1_000, help="Most hits.")] = 10,
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """The best full-text hits among papers and entities, best first (as GraphQL's `search`)."""
+    from kg.query import search
+
+    _check(fmt, ("table", "csv", "json"))
+    hits = _read(store, base_iri, lambda ctx: search(ctx, text, first))
+    records = [
+        {"score": h.score, "kind": "paper" if h.paper else (h.entity.type if h.entity else ""),
+         "id": h.paper.id if h.paper else h.entity.id if h.entity else "",
+         "name": h.paper.title if h.paper else h.entity.name if h.entity else ""}
+        for h in hits
+    ]
+    _emit(records, fmt, ("score", "kind", "id", "name"), f"{len(records)} hits for {text!r}")
+
+
+@app.command()
+def defenses(
+    target: Annotated[str | None, typer.Option("--target", help="Defenses of this domain.")] = None,
+    against: Annotated[str | None, typer.Option("--against", help="Defenses against this attack.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """Entities of kind Defense, optionally by the domain they protect and the attack they counter."""
+    from kg.query import defenses as find
+
+    _check(fmt, ("table", "csv", "json"))
+    found = _read(store, base_iri, lambda ctx: find(ctx, target, against))
+    records = [{"id": e.id, "name": e.name, "type": e.type, "papers": e.paper_count} for e in found]
+    _emit(records, fmt, ("id", "name", "type", "papers"), f"{len(records)} defenses")
