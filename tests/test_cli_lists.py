@@ -99,9 +99,40 @@ def test_defenses_table_names_each_defense(store: Path) -> None:
 def test_validate_shows_its_steps_on_stderr_on_a_terminal(store: Path) -> None:
     proc = run_kg("validate", "--store", store, env={"FORCE_COLOR": "1", "TTY_INTERACTIVE": "1"})
     assert "conforms" in proc.stdout
-    assert "reading 6,699 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
+    assert "reading 6,717 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
 
 
 def test_validate_prints_no_progress_when_not_a_terminal(store: Path) -> None:
     proc = run_kg("validate", "--store", store)
     assert proc.stdout == "conforms: the graph passes every SHACL shape\n" and proc.stderr == ""
+
+
+@pytest.fixture(scope="module")
+def dated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four papers built by the real `kg build`: two of 2020 on CIFAR-10, two of 2024 on ImageNet."""
+    root = tmp_path_factory.mktemp("trending")
+    rows = [
+        {"id": f"p{i}", "title": f"Paper {i}", "year": year, "venue": "ICML",
+         "abstract": f"We train a classifier and evaluate it on {data}, where it improves accuracy."}
+        for i, (year, data) in enumerate([(2020, "CIFAR-10"), (2020, "CIFAR-10"),
+                                          (2024, "ImageNet"), (2024, "ImageNet")])
+    ]
+    src = root / "papers.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run_kg("build", src, "--store", root / "store")
+    return root / "store"
+
+
+def test_trending_datasets_since_a_year_as_csv(dated_store: Path) -> None:
+    out = kg(dated_store, "trending", "--type", "dataset", "--since", "2024", "--format", "csv").stdout
+    assert list(csv.reader(io.StringIO(out)))[:2] == [
+        ["id", "name", "type", "since", "recent", "earlier", "rise"],
+        ["dataset/imagenet", "ImageNet", "Dataset", "2024", "2", "0", "1.0"],
+    ]
+
+
+def test_trending_of_an_unknown_type_is_one_line(dated_store: Path) -> None:
+    proc = kg(dated_store, "trending", "--type", "gadget", check=False)
+    assert proc.returncode != 0 and proc.stderr.strip().splitlines() == [
+        "error: --type must be one of Task, Dataset, Method, Metric, Model, Domain, Threat, not 'gadget'"
+    ]

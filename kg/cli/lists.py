@@ -1,5 +1,5 @@
-"""`kg papers` (filtered, ordered), `kg search TEXT` and `kg defenses`: a rich table in the terminal, or
-`--format csv|json` (`kg papers` also `bibtex`)."""
+"""`kg papers` (filtered, ordered), `kg search TEXT`, `kg defenses` and `kg trending`: a rich table in the
+terminal, or `--format csv|json` (`kg papers` also `bibtex`)."""
 
 from __future__ import annotations
 
@@ -130,10 +130,45 @@ def defenses(
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """Entities of kind Defense, optionally by the domain they protect and the attack they counter."""
+    """What papers propose to defend (whatever its kind), optionally by the domain and the attack."""
     from kg.query import defenses as find
 
     _check(fmt, ("table", "csv", "json"))
     found = _read(store, base_iri, lambda ctx: find(ctx, target, against))
     records = [{"id": e.id, "name": e.name, "type": e.type, "papers": e.paper_count} for e in found]
     _emit(records, fmt, ("id", "name", "type", "papers"), f"{len(records)} defenses")
+
+
+@app.command("trending")
+def trending_entities(
+    type_: Annotated[str | None, typer.Option("--type", help="Task|Dataset|Method|…")] = None,
+    since: Annotated[int | None, typer.Option("--since", help="First recent year (default: latest).")] = None,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Only this venue (repeatable).")] = None,
+    per_venue: Annotated[bool, typer.Option("--per-venue", help="Shares within each venue.")] = False,
+    first: Annotated[int, typer.Option("--first", min=1, max=100, help="Most entities.")] = 10,
+    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """The entities whose share of papers rose most since a year (as GraphQL's `trending`)."""
+    from kg.query.trends import trending
+    from kg.types import ENTITY_TYPES
+
+    _check(fmt, ("table", "csv", "json"))
+    kinds = {t.lower(): t for t in ENTITY_TYPES}
+    if type_ is not None and type_.lower() not in kinds:
+        fail(f"--type must be one of {', '.join(ENTITY_TYPES)}, not {type_!r}")
+    wanted = None if type_ is None else kinds[type_.lower()]
+    found = _read(
+        store,
+        base_iri,
+        lambda ctx: trending(ctx, wanted, since, first, venues=venue or None,
+                             normalize="VENUE" if per_venue else "PAPERS"),
+    )
+    records = [
+        {"id": t.entity.id, "name": t.entity.name, "type": t.entity.type, "since": t.since,
+         "recent": t.recent_papers, "earlier": t.earlier_papers, "rise": round(t.rise, 4)}
+        for t in found
+    ]
+    columns = ("name", "type", "since", "recent", "earlier", "rise")
+    _emit(records, fmt, columns if fmt == "table" else ("id", *columns), f"{len(records)} rising entities")
