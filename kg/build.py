@@ -41,14 +41,13 @@ ProgressSink = Callable[[int], None]
 
 def read_all(inputs: Sequence[str | Path], on_problem: ProblemSink) -> Iterator[Paper]:
     """Papers from every input in order, reporting bad records and keeping the good ones."""
-    from kg.io import read_papers
+    from kg.io import read_inputs
 
-    for path in inputs:
-        for item in read_papers(path):
-            if isinstance(item, ReadProblem):
-                on_problem(item)
-            else:
-                yield item
+    for item in read_inputs(inputs):
+        if isinstance(item, ReadProblem):
+            on_problem(item)
+        else:
+            yield item
 
 
 def unique_last(papers: Iterable[Paper]) -> list[Paper]:

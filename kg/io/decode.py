@@ -59,6 +59,19 @@ def load_bytes(path: str | Path) -> bytes | ReadProblem:
         return ReadProblem(p.name, "file", f"cannot read: {exc.strerror or type(exc).__name__}")
 
 
+def peek_text(path: str | Path, size: int = 1 << 20) -> str:
+    """About the first `size` bytes of a file as text (gunzipped, undecodable bytes replaced), for a look at
+    its first records without reading all of it; "" when it cannot be read."""
+    try:
+        with Path(path).open("rb") as f:
+            head = f.read(size)
+        if head[:2] == GZIP_MAGIC:
+            head = zlib.decompressobj(wbits=31).decompress(head, size)
+    except (OSError, zlib.error):
+        return ""
+    return head.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
 def gunzip(data: bytes, name: str) -> tuple[bytes | None, list[ReadProblem]]:
     """Decompress (possibly multi-member) gzip data, capped at `MAX_INPUT_BYTES`; keep what a truncated
     stream yielded."""

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from kg.io.jsonl import json_error, kind_of, parse_json
-from kg.io.records import ALIASES, RawFields, build_paper, fields_from_mapping
+from kg.io.records import ALIASES, RawFields, build_paper
+from kg.io.scholarly import FieldMapper
 from kg.types import Paper, ReadProblem
 
 WRAPPER_KEYS = ("papers", "data", "records", "items", "results", "entries", "hits", "rows")
@@ -137,6 +138,7 @@ def _copilot(raw: RawFields, prefix: str | None, venue: str | None, year: int | 
 
 def _emit(items: Iterable[_Item], name: str, copilot: bool | None) -> Iterator[Paper | ReadProblem]:
     prefix, venue, year = copilot_defaults(name)
+    mapping = FieldMapper()
     for item in items:
         if isinstance(item, ReadProblem):
             yield item
@@ -148,7 +150,7 @@ def _emit(items: Iterable[_Item], name: str, copilot: bool | None) -> Iterator[P
             continue
         if copilot is None:
             copilot = looks_like_copilot(value)
-        raw = fields_from_mapping(value)
+        raw = mapping(value)
         if copilot:
             raw = _copilot(raw, prefix, venue, year)
         yield from build_paper(raw, name, where, f"{name}:record {index}")

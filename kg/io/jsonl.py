@@ -1,7 +1,8 @@
 """JSON Lines reader (also the corpus ``*.jsonl.gz`` files): one JSON object per line.
 
 A line that is not valid JSON, is nested too deeply, or is not an object becomes one `ReadProblem` and
-reading goes on with the next line. Blank lines are skipped silently.
+reading goes on with the next line. Blank lines are skipped silently. Fields are mapped with the profile the
+first record shows (OpenAlex, arXiv, Semantic Scholar: `kg.io.scholarly`), else the generic mapping.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from kg.io.records import build_paper, fields_from_mapping
+from kg.io.records import build_paper
+from kg.io.scholarly import FieldMapper, S2Abstracts
 from kg.types import Paper, ReadProblem
 
 
@@ -40,8 +42,12 @@ def kind_of(value: object) -> str:
     return "an object"
 
 
-def read_jsonl(text: str, name: str) -> Iterator[Paper | ReadProblem]:
-    """One Paper per JSON-object line; `Paper.source` is "name:line"."""
+def read_jsonl(
+    text: str, name: str, abstracts: S2Abstracts | None = None
+) -> Iterator[Paper | ReadProblem]:
+    """One Paper per JSON-object line; `Paper.source` is "name:line". `abstracts` (Semantic Scholar, by
+    corpusid) fills the abstracts of S2 "papers" records."""
+    mapping = FieldMapper(abstracts)
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -54,4 +60,4 @@ def read_jsonl(text: str, name: str) -> Iterator[Paper | ReadProblem]:
         if not isinstance(value, dict):
             yield ReadProblem(name, where, f"expected a JSON object, got {kind_of(value)}")
             continue
-        yield from build_paper(fields_from_mapping(value), name, where, f"{name}:{number}")
+        yield from build_paper(mapping(value), name, where, f"{name}:{number}")
