@@ -14,6 +14,7 @@ from kg.cli.common import BaseOpt, StoreOpt, app, fail, open_or_fail
 from kg.settings import DEFAULT_BASE_IRI
 
 T = TypeVar("T")
+TableFormat = Annotated[str, typer.Option("--format", help="table|csv|json")]
 LONG = {"title", "name"}
 
 
@@ -104,7 +105,7 @@ def papers(
 def search_text(
     text: Annotated[str, typer.Argument(help="Words to find in titles, abstracts and entity names.")],
     first: Annotated[int, typer.Option("--first", min=1, max=1_000, help="Most hits.")] = 10,
-    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    fmt: TableFormat = "table",
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
@@ -126,7 +127,7 @@ def search_text(
 def defenses(
     target: Annotated[str | None, typer.Option("--target", help="Defenses of this domain.")] = None,
     against: Annotated[str | None, typer.Option("--against", help="Defenses against this attack.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    fmt: TableFormat = "table",
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
@@ -146,7 +147,7 @@ def trending_entities(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Only this venue (repeatable).")] = None,
     per_venue: Annotated[bool, typer.Option("--per-venue", help="Shares within each venue.")] = False,
     first: Annotated[int, typer.Option("--first", min=1, max=100, help="Most entities.")] = 10,
-    fmt: Annotated[str, typer.Option("--format", help="table|csv|json")] = "table",
+    fmt: TableFormat = "table",
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
