@@ -3,9 +3,10 @@ query layer (`kg.query`) that answers the GraphQL API, so both give the same ans
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from kg import query as q
 from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats
@@ -24,11 +25,23 @@ if TYPE_CHECKING:
     from pyoxigraph import Literal as RdfLiteral
 
 T = TypeVar("T")
+P = ParamSpec("P")
 PAGE = 100  # records fetched per query while collecting a list
 
 
 class QueryError(ValueError):
     """A question the graph cannot answer: an unknown name or id, a refused query, an unreachable store."""
+
+
+def _one_line(method: Callable[P, T]) -> Callable[P, T]:
+    """A store's refusal (a timeout, a server's row cap, a lost connection) as one-line `QueryError`."""
+    @functools.wraps(method)
+    def asking(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(*args, **kwargs)
+        except StoreError as exc:
+            raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    return asking
 
 
 def _collect(fetch: Callable[[int, str | None], Page[T]], first: int | None, record: type,
@@ -73,6 +86,7 @@ class Graph:
         self.page_size = PAGE  # records per query while a list is collected
 
     # --- papers ---------------------------------------------------------------------------------------
+    @_one_line
     def papers(
         self,
         *,
@@ -90,16 +104,23 @@ class Graph:
     ) -> Results[PaperInfo]:
         """Papers matching every filter (entity names or aliases, narrower entities included unless
         `include_narrower` is False), in `order`; `first` at most that many, None all of them."""
+        filters: dict[str, object] = {"dataset": dataset, "task": task, "method": method, "model": model,
+                                      "domain": domain, "search": search, "year": year, "venue": venue}
+
         def fetch(size: int, after: str | None) -> Page[PaperInfo]:
+            if search is not None and self.endpoint is not None:  # the full-text index is the server's
+                return self._served_papers(filters, order, include_narrower, size, after)
             return q.papers(self.ctx, dataset=dataset, task=task, method=method, model=model, domain=domain,
                             search=search, year=year, venue=venue, order=order, first=size, after=after,
                             include_narrower=include_narrower)
         return _collect(fetch, first, PaperInfo, self.page_size)
 
+    @_one_line
     def paper(self, id: str) -> PaperInfo | None:
         """The paper with this id, or None."""
         return q.paper(self.ctx, id)
 
+    @_one_line
     def links(self, paper: str, *, type: EntityType | None = None,
               min_confidence: float | None = None) -> Results[LinkInfo]:
         """What a paper is linked to, each link with its relation, evidence sentence and confidence."""
@@ -109,28 +130,33 @@ class Graph:
         return Results(tuple(found), len(found), LinkInfo)
 
     # --- entities -------------------------------------------------------------------------------------
+    @_one_line
     def entity(self, name: str | None = None, *, id: str | None = None,
                type: EntityType | None = None) -> EntityInfo | None:
         """An entity by name or alias (the best match) or by id ("dataset/imagenet"), or None."""
         return q.entity(self.ctx, id, name, type)
 
+    @_one_line
     def entities(self, *, type: EntityType | None = None, search: str | None = None,
                  first: int | None = 20) -> Results[EntityInfo]:
         """Entities by paper count, most first (`first` None: all of them)."""
         return _collect(lambda size, after: q.entities(self.ctx, type, search, size, after), first,
                         EntityInfo, self.page_size)
 
+    @_one_line
     def defenses(self, *, target: str | None = None, against: str | None = None) -> Results[EntityInfo]:
         """Methods proposed to defend a domain (or a narrower one) and/or against a threat, of any kind."""
         found = q.defenses(self.ctx, target, against)
         return Results(tuple(found), len(found), EntityInfo)
 
+    @_one_line
     def search(self, text: str, *, first: int = 10) -> Results[SearchHit]:
         """Ranked full-text hits over titles, abstracts and entity names."""
-        found = q.search(self.ctx, text, first)
+        found = q.search(self.ctx, text, first) if self.endpoint is None else self._served_search(text, first)
         return Results(tuple(found), len(found), SearchHit)
 
     # --- trends and results ---------------------------------------------------------------------------
+    @_one_line
     def trending(self, *, type: EntityType | None = None, since: int | None = None, first: int = 10,
                  venues: Sequence[str] | None = None,
                  normalize: Normalize = "PAPERS") -> Results[TrendingEntity]:
@@ -139,6 +165,7 @@ class Graph:
         found = trending(self.ctx, type, since, first, venues=venues, normalize=normalize)
         return Results(tuple(found), len(found), TrendingEntity)
 
+    @_one_line
     def trend(self, name: str, *, type: EntityType | None = None, venues: Sequence[str] | None = None,
               normalize: Normalize = "PAPERS") -> Results[TrendPoint]:
         """An entity's papers per year and their share of the year's papers, oldest first (years without
@@ -146,6 +173,7 @@ class Graph:
         found = entity_trend(self.ctx, self._entity(name, type).iri, venues, normalize)
         return Results(tuple(found), len(found), TrendPoint)
 
+    @_one_line
     def leaderboard(self, dataset: str | None = None, *, metric: str | None = None, task: str | None = None,
                     include_low_confidence: bool = False, first: int | None = None) -> Results[ResultInfo]:
         """Reported results, ranked per board (one metric on one dataset and split), then improvements
@@ -159,6 +187,7 @@ class Graph:
         return _collect(fetch, first, ResultInfo, self.page_size)
 
     # --- maps -----------------------------------------------------------------------------------------
+    @_one_line
     def neighborhood(self, node: str, *, depth: int = 1, limit: int = 50) -> nx.MultiDiGraph:
         """The k-hop subgraph around a paper or entity (an id or an entity's name) as a MultiDiGraph."""
         from kg.graphio import from_subgraph
@@ -168,6 +197,7 @@ class Graph:
             raise QueryError(f"no paper or entity {node!r}")
         return from_subgraph(found)
 
+    @_one_line
     def cooccurrence(self, entity: str, *, first: int = 30, types: Sequence[EntityType] = (),
                      min_confidence: float = 0.0) -> nx.Graph:
         """The entities sharing most papers with an entity (the explorer's map) as an undirected networkx
@@ -181,6 +211,7 @@ class Graph:
         return from_ring(found)
 
     # --- the whole graph ------------------------------------------------------------------------------
+    @_one_line
     def stats(self) -> Stats:
         """Papers, links per relation, entities per type and triples."""
         return q.stats(self.ctx)
@@ -232,6 +263,57 @@ class Graph:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    def _graphql(self, query: str, variables: dict[str, object]) -> dict[str, Any]:
+        """The `data` of a GraphQL answer from the connected server; its first error as a `QueryError`."""
+        import httpx
+
+        assert self.endpoint is not None
+        url = self.endpoint.removesuffix("/sparql") + "/graphql"
+        try:
+            resp = httpx.post(url, json={"query": query, "variables": variables},
+                              timeout=self.ctx.timeout_s or 60.0)
+            body = resp.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise QueryError(f"{url}: {reason}") from None
+        if body.get("errors"):
+            raise QueryError(f"{url}: {body['errors'][0].get('message', 'error')}")
+        data: dict[str, Any] = body["data"]
+        return data
+
+    def _served_search(self, text: str, first: int) -> list[SearchHit]:
+        """The server's ranked hits (its full-text index), as records read through the query layer."""
+        hits = self._graphql("query($t: String!, $n: Int!) { search(text: $t, first: $n) "
+                             "{ score paper { id } entity { id } } }", {"t": text, "n": first})["search"]
+        papers = q.papers_by_iris(
+            self.ctx, [self.ctx.iris.paper(h["paper"]["id"]) for h in hits if h["paper"]])
+        entities = q.entities_by_iris(
+            self.ctx, [self.ctx.iris.entity_from_id(h["entity"]["id"]) for h in hits if h["entity"]])
+        out = []
+        for h in hits:
+            paper = papers.get(self.ctx.iris.paper(h["paper"]["id"])) if h["paper"] else None
+            entity = entities.get(self.ctx.iris.entity_from_id(h["entity"]["id"])) if h["entity"] else None
+            if paper is not None or entity is not None:
+                out.append(SearchHit(float(h["score"]), paper, entity))
+        return out
+
+    def _served_papers(self, filters: dict[str, object], order: str, include_narrower: bool, first: int,
+                       after: str | None) -> Page[PaperInfo]:
+        """One page of `papers(search: …)` from the server (it holds the full-text index)."""
+        args = {k: v for k, v in filters.items() if v is not None}
+        declared = "".join(f", ${k}: {'Int' if k == 'year' else 'String'}" for k in args)
+        passed = "".join(f", {k}: ${k}" for k in args)
+        query = (f"query($first: Int!, $after: String, $narrower: Boolean!, $order: PaperOrder!{declared}) "
+                 "{ papers(first: $first, after: $after, includeNarrower: $narrower, orderBy: $order"
+                 f"{passed})"
+                 " { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } }")
+        found = self._graphql(query, {"first": first, "after": after, "narrower": include_narrower,
+                                      "order": order, **args})["papers"]
+        iris = [self.ctx.iris.paper(e["node"]["id"]) for e in found["edges"]]
+        infos = q.papers_by_iris(self.ctx, iris)
+        return Page(tuple(infos[i] for i in iris if i in infos), int(found["totalCount"]),
+                    bool(found["pageInfo"]["hasNextPage"]), found["pageInfo"]["endCursor"])
 
     def _entity(self, name_or_id: str, type: EntityType | None = None) -> EntityInfo:
         found = self.entity(id=name_or_id, type=type) if "/" in name_or_id else None

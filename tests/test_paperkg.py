@@ -192,3 +192,27 @@ def test_connected_the_dataset_queries_the_server(remote: paperkg.Graph) -> None
 def test_connecting_to_nothing_is_one_clear_error() -> None:
     with pytest.raises(paperkg.QueryError, match=r"^http://127\.0\.0\.1:9/sparql: "):
         paperkg.connect("http://127.0.0.1:9")
+
+
+def test_a_servers_row_cap_is_one_clear_error(built: tuple[Path, paperkg.Built], kg: paperkg.Graph) -> None:
+    for capped in serve(EmbeddedStore(str(built[0]), base_iri=BASE, read_only=True), sparql_row_cap=50):
+        with paperkg.connect(capped.url) as remote, pytest.raises(paperkg.QueryError) as err:
+            remote.entities(first=None)
+        assert str(err.value) == (f"{capped.url}/sparql answered HTTP 422: query returned more than 50 rows;"
+                                  " add a LIMIT or narrow it")
+
+
+def test_connected_search_ranks_as_the_local_index(kg: paperkg.Graph, remote: paperkg.Graph) -> None:
+    assert [(h.paper, h.entity) for h in remote.search("prompt injection")] == \
+        [(h.paper, h.entity) for h in kg.search("prompt injection")]
+
+
+def test_connected_papers_by_full_text_are_the_local_ones(kg: paperkg.Graph, remote: paperkg.Graph) -> None:
+    remote.page_size = 2
+    try:
+        assert ids(remote.papers(search="flow matching", order="TITLE")) == \
+            ids(kg.papers(search="flow matching", order="TITLE"))
+    finally:
+        remote.page_size = 100
+    assert ids(kg.papers(search="flow matching", order="TITLE")) == ["seed-16", "10.5555/paperkg.2024.001",
+                                                                     "seed-09"]

@@ -16,7 +16,7 @@ from kg.query.counts import globals_of, layout_of
 from kg.query.entities import resolve
 from kg.query.model import Page, PaperInfo
 from kg.query.paperlists import Entry, full_lists, page_of, stored_blocks, stored_indexes
-from kg.query.sparql import iri_or_none, text, values
+from kg.query.sparql import chunks, iri_or_none, text, values
 from kg.rdf.mapping import BIBO
 from kg.types import EntityType
 
@@ -61,7 +61,9 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
     fields += f" UNION {{ ?p <{BIBO}authorList> ?seq . ?seq ?k ?v }}"  # rdf:_1, rdf:_2 …: authors in order
-    for row in ctx.select(f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} {fields} }}"):
+    query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
+    rows = (r for part in chunks(nodes) for r in ctx.select(query.format(values("p", part), fields)))
+    for row in rows:
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
     out: dict[str, PaperInfo | None] = {}
