@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from kg.cli.common import BaseOpt, StoreOpt, app, fail, open_or_fail
+from kg.cli.common import BaseOpt, StoreOpt, app, entity_types, fail, open_or_fail
 from kg.settings import DEFAULT_BASE_IRI
 
 T = TypeVar("T")
@@ -158,13 +158,9 @@ def trending_entities(
 ) -> None:
     """The entities whose share of papers rose most since a year (as GraphQL's `trending`)."""
     from kg.query.trends import trending
-    from kg.types import ENTITY_TYPES
 
     _check(fmt, ("table", "csv", "json"))
-    kinds = {t.lower(): t for t in ENTITY_TYPES}
-    if type_ is not None and type_.lower() not in kinds:
-        fail(f"--type must be one of {', '.join(ENTITY_TYPES)}, not {type_!r}")
-    wanted = None if type_ is None else kinds[type_.lower()]
+    wanted = None if type_ is None else entity_types([type_])[0]
     found = _read(
         store,
         base_iri,

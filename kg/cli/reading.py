@@ -12,7 +12,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kg.cli.common import EXPORT_FORMATS, GRAPH_FORMATS, BaseOpt, StoreOpt, app, err, fail, open_or_fail
+from kg.cli.common import (
+    EXPORT_FORMATS,
+    GRAPH_FORMATS,
+    BaseOpt,
+    StoreOpt,
+    app,
+    entity_types,
+    err,
+    fail,
+    open_or_fail,
+)
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.types import StoreError
 
@@ -266,14 +276,9 @@ def viz(
     """Draw an entity's co-occurrence map (the explorer's: the entities sharing most papers with it, edges
     weighted by papers shared) or a paper's neighbourhood: standalone HTML (interactive) or SVG/PNG."""
     from kg.query import QueryContext
-    from kg.types import ENTITY_TYPES
     from kg.viz import viz as draw
 
-    kinds = {t.lower(): t for t in ENTITY_TYPES}
-    bad = [t for t in types or () if t.lower() not in kinds]
-    if bad:
-        fail(f"--type must be one of {', '.join(ENTITY_TYPES)}, not {bad[0]!r}")
-    wanted = [kinds[t.lower()] for t in types] if types else None
+    wanted = entity_types(types) if types else None
     st = open_or_fail(store, base_iri, read_only=True, create=False)
     try:
         written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit,
