@@ -154,3 +154,11 @@ def test_cli_confidence_without_an_entity_is_one_line_naming_the_flags(on_disk: 
     assert proc.returncode != 0
     assert proc.stderr.strip().splitlines() == [
         "error: --order confidence needs --dataset, --task, --method, --model or --domain"]
+
+
+def test_confidence_order_of_an_entity_in_more_papers_than_one_query_reads() -> None:
+    confidences = {f"m-{i:04d}": round(0.5 + (i * 7 % 11) / 25, 4) for i in range(1_100)}  # 500 links a query
+    big = store_from([extraction(p, [("usesDataset", IMAGENET, c, None)]) for p, c in confidences.items()])
+    ctx = QueryContext.open(big, DEFAULT_BASE_IRI)
+    page = papers(ctx, dataset="ImageNet", order="CONFIDENCE", first=2_000)
+    assert ids_of(page) == sorted(confidences, key=lambda p: (-confidences[p], p))

@@ -186,7 +186,8 @@ def link_confidences(
     ctx: QueryContext, groups: Sequence[tuple[Sequence[str], str | None]]
 ) -> dict[str, float]:
     """Paper id -> the highest confidence of its links to any entity of these (entity IRIs, relation) groups
-    (a link without one counts 0). Cached per store generation: two queries on a miss."""
+    (a link without one counts 0). Cached per store generation: on a miss, one query per group and one per 500
+    links."""
     key = ("link-confidence", tuple((tuple(sorted(set(g))), r) for g, r in groups))
 
     def compute() -> dict[str, float]:
@@ -203,8 +204,9 @@ def link_confidences(
         by_node = {ctx.iris.link(pid, rel, e): pid for p, rel, e in pairs
                    if (pid := ctx.iris.paper_id(p)) is not None}
         best = dict.fromkeys(by_node.values(), 0.0)
-        if by_node:  # a link's confidence is its shared rule node's (kg.rdf.mapping)
-            rows = ctx.select(f"SELECT ?l ?c WHERE {{ {values('l', [NamedNode(n) for n in by_node])} "
+        nodes = [NamedNode(n) for n in sorted(by_node)]
+        for i in range(0, len(nodes), 500):  # a link's confidence is its shared rule node's (kg.rdf.mapping)
+            rows = ctx.select(f"SELECT ?l ?c WHERE {{ {values('l', nodes[i:i + 500])} "
                               "?l kg:by ?by . ?by kg:confidence ?c }")
             for row in rows:
                 pid = by_node.get(text(row, "l") or "")
