@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from kg import query as q
 from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats
-from kg.query.papers import PaperOrder
+from kg.query.papers import BadOrder, PaperOrder
 from kg.query.results import ResultInfo, board
 from kg.query.trends import Normalize, TrendingEntity, TrendPoint, entity_trend, trending
 from kg.settings import DEFAULT_BASE_IRI
@@ -34,12 +34,13 @@ class QueryError(ValueError):
 
 
 def _one_line(method: Callable[P, T]) -> Callable[P, T]:
-    """A store's refusal (a timeout, a server's row cap, a lost connection) as one-line `QueryError`."""
+    """A store's refusal (a timeout, a server's row cap, a lost connection) or an order the list cannot
+    have, as a one-line `QueryError`."""
     @functools.wraps(method)
     def asking(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return method(*args, **kwargs)
-        except StoreError as exc:
+        except (StoreError, BadOrder) as exc:
             raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     return asking
 
@@ -98,21 +99,24 @@ class Graph:
         search: str | None = None,
         year: int | None = None,
         venue: str | None = None,
+        entity: str | None = None,
         order: PaperOrder = "ID",
         include_narrower: bool = True,
         first: int | None = None,
     ) -> Results[PaperInfo]:
-        """Papers matching every filter (entity names or aliases, narrower entities included unless
-        `include_narrower` is False), in `order`; `first` at most that many, None all of them."""
+        """Papers matching every filter (entity names or aliases, or `entity` an entity id; narrower entities
+        included unless `include_narrower` is False), in `order` ("CONFIDENCE": the strongest link to the
+        filtered entities first); `first` at most that many, None all of them."""
         filters: dict[str, object] = {"dataset": dataset, "task": task, "method": method, "model": model,
-                                      "domain": domain, "search": search, "year": year, "venue": venue}
+                                      "domain": domain, "search": search, "year": year, "venue": venue,
+                                      "entity": entity}
 
         def fetch(size: int, after: str | None) -> Page[PaperInfo]:
             if search is not None and self.endpoint is not None:  # the full-text index is the server's
                 return self._served_papers(filters, order, include_narrower, size, after)
             return q.papers(self.ctx, dataset=dataset, task=task, method=method, model=model, domain=domain,
-                            search=search, year=year, venue=venue, order=order, first=size, after=after,
-                            include_narrower=include_narrower)
+                            search=search, year=year, venue=venue, entity=entity, order=order, first=size,
+                            after=after, include_narrower=include_narrower)
         return _collect(fetch, first, PaperInfo, self.page_size)
 
     @_one_line
@@ -302,7 +306,8 @@ class Graph:
                        after: str | None) -> Page[PaperInfo]:
         """One page of `papers(search: …)` from the server (it holds the full-text index)."""
         args = {k: v for k, v in filters.items() if v is not None}
-        declared = "".join(f", ${k}: {'Int' if k == 'year' else 'String'}" for k in args)
+        kinds = {"year": "Int", "entity": "ID"}
+        declared = "".join(f", ${k}: {kinds.get(k, 'String')}" for k in args)
         passed = "".join(f", {k}: ${k}" for k in args)
         query = (f"query($first: Int!, $after: String, $narrower: Boolean!, $order: PaperOrder!{declared}) "
                  "{ papers(first: $first, after: $after, includeNarrower: $narrower, orderBy: $order"

@@ -216,3 +216,15 @@ def test_connected_papers_by_full_text_are_the_local_ones(kg: paperkg.Graph, rem
         remote.page_size = 100
     assert ids(kg.papers(search="flow matching", order="TITLE")) == ["seed-16", "10.5555/paperkg.2024.001",
                                                                      "seed-09"]
+
+
+def test_papers_in_confidence_order_come_strongest_link_first(kg: paperkg.Graph) -> None:
+    found = kg.papers(dataset="ImageNet", order="CONFIDENCE")
+    strength = {p.id: max(lk.confidence or 0.0 for lk in kg.links(p.id) if lk.entity.id == "dataset/imagenet")
+                for p in found}
+    assert ids(found) == sorted(strength, key=lambda i: (-strength[i], i))
+
+
+def test_confidence_order_without_an_entity_is_one_clear_error(kg: paperkg.Graph) -> None:
+    with pytest.raises(paperkg.QueryError, match="^orderBy CONFIDENCE needs an entity filter"):
+        kg.papers(order="CONFIDENCE")
