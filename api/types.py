@@ -50,6 +50,7 @@ class PaperOrder(Enum):
     YEAR = "YEAR"  # newest first, then identifier; papers without a year last
     TITLE = "TITLE"  # alphabetical, case-insensitive
     CONFIDENCE = "CONFIDENCE"  # the most confident link to the filtered entity first, then identifier
+    CITATIONS = "CITATIONS"  # most cited first (as the source counted), then identifier; no count last
 
 
 def kg_type(t: EntityType | None) -> KgEntityType | None:
@@ -78,6 +79,9 @@ class Paper(PaperResults):
     code_urls: list[str]
     extractor_version: str | None = strawberry.field(
         default=None, description="Version of the extractor that wrote this paper's links (kg reextract).")
+    citations: int | None = strawberry.field(
+        default=None, description="Times cited, as the source counted when the paper was read (OpenAlex "
+        "cited_by_count, Semantic Scholar citationCount); null when the source gives none.")
 
     @strawberry.field(
         description="Links to entities, with evidence; filter by entity type, relation, confidence."

@@ -49,6 +49,7 @@ class Paper:
     url: str | None = None
     doi: str | None = None
     source: str | None = None  # "file:line" or "file:record N" it came from
+    citations: int | None = None  # times cited, where the source counts them (OpenAlex, Semantic Scholar)
 
 
 @dataclass(frozen=True, slots=True)

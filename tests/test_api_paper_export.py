@@ -27,7 +27,7 @@ def test_csv_of_a_dataset_reads_back_with_every_field(server: Server) -> None:
     assert r.status_code == 200 and r.headers["content-type"] == "text/csv; charset=utf-8"
     assert list(csv.DictReader(io.StringIO(r.text))) == [{
         "id": "seed-01", "title": "Masked Generative Nested Transformers with Decode Time Scaling",
-        "year": "", "venue": "ICML 2025", "authors": "", "doi": "", "url": "", "code": "",
+        "year": "", "venue": "ICML 2025", "authors": "", "doi": "", "url": "", "code": "", "citations": "",
     }]
 
 
@@ -53,7 +53,7 @@ def test_total_and_next_cursor_are_headers_and_the_cursor_continues(server: Serv
 
 @pytest.mark.parametrize(("params", "message"), [
     ({"format": "ris"}, "format must be one of csv, bibtex"),
-    ({"order": "newest"}, "order must be one of ID, YEAR, TITLE, CONFIDENCE"),
+    ({"order": "newest"}, "order must be one of ID, YEAR, TITLE, CONFIDENCE, CITATIONS"),
     ({"year": "last"}, "year must be a whole number"),
     ({"first": "1001"}, "first must be a whole number from 1 to 1000"),
     ({"after": "nonsense"}, "invalid cursor"),

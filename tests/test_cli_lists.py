@@ -30,7 +30,7 @@ def test_papers_csv_reads_back_with_every_field(store: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows == [{
         "id": "seed-01", "title": "Masked Generative Nested Transformers with Decode Time Scaling",
-        "year": "", "venue": "ICML 2025", "authors": "", "doi": "", "url": "", "code": "",
+        "year": "", "venue": "ICML 2025", "authors": "", "doi": "", "url": "", "code": "", "citations": "",
     }]
 
 
@@ -67,7 +67,7 @@ def test_papers_unknown_order_is_one_line(store: Path) -> None:
     proc = kg(store, "papers", "--order", "newest", check=False)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
-        "error: --order must be one of ID, YEAR, TITLE, CONFIDENCE, not 'newest'"]
+        "error: --order must be one of ID, YEAR, TITLE, CONFIDENCE, CITATIONS, not 'newest'"]
 
 
 def test_search_json_ranks_entities_and_papers(store: Path) -> None:
@@ -100,7 +100,7 @@ def test_defenses_table_names_each_defense(store: Path) -> None:
 def test_validate_shows_its_steps_on_stderr_on_a_terminal(store: Path) -> None:
     proc = run_kg("validate", "--store", store, env={"FORCE_COLOR": "1", "TTY_INTERACTIVE": "1"})
     assert "conforms" in proc.stdout
-    assert "reading 6,717 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
+    assert "reading 6,722 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
 
 
 def test_validate_prints_no_progress_when_not_a_terminal(store: Path) -> None:

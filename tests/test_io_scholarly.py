@@ -46,6 +46,7 @@ def test_openalex_work_fields_are_mapped_exactly() -> None:
         url="https://proceedings.mlr.press/v235/lee24a.html",
         doi="10.5555/paperkg.2024.001",
         source="openalex_works.jsonl:1",
+        citations=12,
     )
 
 
@@ -105,6 +106,7 @@ def test_s2_papers_record_fields_are_mapped_exactly() -> None:
         url="https://www.semanticscholar.org/paper/3f2a9c0b1d4e5f60718293a4b5c6d7e8f9a0b1c2",
         doi="10.5555/paperkg.2024.001",
         source="s2_papers.jsonl:1",
+        citations=12,
     )
 
 
@@ -200,3 +202,9 @@ def test_kg_build_reads_all_three_snapshots_into_one_store(tmp_path: Path) -> No
     assert "openalex_works.jsonl:line 3" in proc.stderr and "arxiv_metadata.jsonl:line 2" in proc.stderr
     # the DOI shared by all three sources and the arXiv id shared by two are one paper each
     assert json.loads(kg("stats", "--json", "--store", store).stdout)["papers"] == 4
+
+
+def test_a_citation_count_of_zero_is_kept_and_a_missing_one_is_none() -> None:
+    counts = [(p.id, p.citations) for p in papers(read_papers(OPENALEX))]
+    arxiv = [p.citations for p in papers(read_papers(ARXIV))]
+    assert counts[1][1] == 0 and set(arxiv) == {None}

@@ -17,14 +17,15 @@ from paperkg.results import columns_of
 
 pytestmark = pytest.mark.skipif(not pipeline_available(), reason="needs the spaCy pipeline")
 
-INPUTS = [ROOT / "data" / "icml2025_seed.jsonl", ROOT / "tests" / "data" / "io" / "openalex_works.jsonl",
-          ROOT / "tests" / "data" / "io" / "arxiv_metadata.jsonl"]
+# the arXiv record and the first OpenAlex work share a DOI: one paper, the OpenAlex record (read last) kept
+INPUTS = [ROOT / "data" / "icml2025_seed.jsonl", ROOT / "tests" / "data" / "io" / "arxiv_metadata.jsonl",
+          ROOT / "tests" / "data" / "io" / "openalex_works.jsonl"]
 PAPERS = "SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, paperkg.Built]:
-    """The 19 sample abstracts, 2 OpenAlex works and 1 arXiv record (each file with one bad record)."""
+    """The 19 sample abstracts, 2 arXiv records and 2 OpenAlex works (each file with one bad record)."""
     path = tmp_path_factory.mktemp("paperkg") / "kg-data"
     return path, paperkg.build(INPUTS, path)
 
@@ -55,8 +56,8 @@ def test_build_names_each_bad_record_by_file_and_line_and_keeps_the_others(
         built: tuple[Path, paperkg.Built]) -> None:
     assert built[1].papers == 22
     assert built[1].problems == (
-        "openalex_works.jsonl:line 3: record has neither a title nor an abstract; skipped",
         "arxiv_metadata.jsonl:line 2: invalid JSON: Unterminated string starting at (column 86)",
+        "openalex_works.jsonl:line 3: record has neither a title nor an abstract; skipped",
     )
 
 
@@ -228,3 +229,17 @@ def test_papers_in_confidence_order_come_strongest_link_first(kg: paperkg.Graph)
 def test_confidence_order_without_an_entity_is_one_clear_error(kg: paperkg.Graph) -> None:
     with pytest.raises(paperkg.QueryError, match="^orderBy CONFIDENCE needs an entity filter"):
         kg.papers(order="CONFIDENCE")
+
+
+def test_papers_by_citations_come_most_cited_first_and_uncounted_last(kg: paperkg.Graph) -> None:
+    found = kg.papers(order="CITATIONS", first=3)
+    assert [(p.id, p.citations) for p in found] == [
+        ("10.5555/paperkg.2024.001", 12), ("https://openalex.org/W4409876543", 0), ("arXiv:2501.00042", None)]
+
+
+def test_graphql_orders_by_citations_and_shows_the_count(server: Server) -> None:
+    query = "{ papers(orderBy: CITATIONS, first: 2) { edges { node { id citations } } } }"
+    body = httpx.post(server.url + "/graphql", json={"query": query}, timeout=60).json()
+    assert [e["node"] for e in body["data"]["papers"]["edges"]] == [
+        {"id": "10.5555/paperkg.2024.001", "citations": 12},
+        {"id": "https://openalex.org/W4409876543", "citations": 0}]

@@ -32,6 +32,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "year": ("year", "date", "published", "publication_date", "publicationdate", "pub_date"),
     "url": ("url", "link", "site", "pdf", "pdf_url", "html_url"),
     "doi": ("doi",),
+    "citations": ("citations", "citation_count", "citationcount", "cited_by_count", "n_citation",
+                  "num_citations"),
 }
 KNOWN_FIELDS = frozenset(alias for names in ALIASES.values() for alias in names)
 
@@ -53,6 +55,7 @@ class RawFields:
     year: int | None = None
     url: str | None = None
     doi: str | None = None
+    citations: int | None = None
 
 
 def as_text(value: object) -> str | None:
@@ -61,6 +64,19 @@ def as_text(value: object) -> str | None:
         return value if value.strip() else None
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
+    return None
+
+
+def parse_count(value: object) -> int | None:
+    """A citation count: a non-negative whole number (or its digits as text), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
     return None
 
 
@@ -145,6 +161,7 @@ def fields_from_mapping(record: Mapping[object, object]) -> RawFields:
         year=parse_year(get("year")),
         url=as_text(url),
         doi=as_text(get("doi")),
+        citations=parse_count(get("citations")),
     )
 
 
@@ -181,5 +198,6 @@ def build_paper(raw: RawFields, name: str, where: str, source: str) -> list[Pape
         url=url or None,
         doi=doi,
         source=source,
+        citations=raw.citations,
     )
     return [paper, *out]

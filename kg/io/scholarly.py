@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kg.io.identity import normalise_doi
-from kg.io.records import RawFields, as_text, fields_from_mapping, parse_authors, parse_year
+from kg.io.records import RawFields, as_text, fields_from_mapping, parse_authors, parse_count, parse_year
 
 Mapper = Callable[[Mapping[Any, object]], RawFields]
 S2_ABSTRACT_KEYS = frozenset({"corpusid", "abstract", "openaccessinfo", "updated"})
@@ -73,6 +73,7 @@ def openalex_fields(record: Mapping[Any, object]) -> RawFields:
         year=parse_year(record.get("publication_year")) or parse_year(record.get("publication_date")),
         url=as_text(_get(record, "primary_location", "landing_page_url")) or as_text(record.get("id")),
         doi=doi,
+        citations=parse_count(record.get("cited_by_count")),
     )
 
 
@@ -148,6 +149,7 @@ def s2_paper_fields(record: Mapping[Any, object], abstracts: S2Abstracts | None 
         year=parse_year(low.get("year")) or parse_year(low.get("publicationdate")),
         url=as_text(low.get("url")) or (f"https://api.semanticscholar.org/CorpusId:{cid}" if cid else None),
         doi=doi,
+        citations=parse_count(low.get("citationcount")),
     )
 
 

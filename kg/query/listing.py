@@ -15,7 +15,7 @@ from bibtexparser.model import Block, Entry, Field
 
 from kg.query.model import PaperInfo
 
-PAPER_COLUMNS = ("id", "title", "year", "venue", "authors", "doi", "url", "code")
+PAPER_COLUMNS = ("id", "title", "year", "venue", "authors", "doi", "url", "code", "citations")
 _LATEX = str.maketrans({"{": "(", "}": ")", "&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$", "_": r"\_"})
 
 
@@ -24,7 +24,7 @@ def paper_records(items: Iterable[PaperInfo]) -> list[dict[str, Any]]:
     return [
         {
             "id": p.id, "title": p.title, "year": p.year, "venue": p.venue, "authors": "; ".join(p.authors),
-            "doi": p.doi, "url": p.url, "code": "; ".join(p.code_urls),
+            "doi": p.doi, "url": p.url, "code": "; ".join(p.code_urls), "citations": p.citations,
         }
         for p in items
     ]

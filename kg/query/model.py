@@ -25,6 +25,7 @@ class PaperInfo:
     authors: tuple[str, ...] = ()
     code_urls: tuple[str, ...] = ()
     extractor_version: str | None = None  # kg:extractorVersion: the extractor that wrote its links
+    citations: int | None = None  # kg:citationCount: times cited, as the source counted when read
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,12 +32,14 @@ _FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would als
     "schema:url",
     "kg:doi",
     "kg:hasCode",
+    "kg:citationCount",
 )
 
 
-PaperOrder = Literal["ID", "YEAR", "TITLE", "CONFIDENCE"]  # ID: identifier order; YEAR: newest first, then
-# id; TITLE: A-Z; CONFIDENCE: the strongest link to the filtered entities first, then id
-ORDERS: tuple[PaperOrder, ...] = ("ID", "YEAR", "TITLE", "CONFIDENCE")
+PaperOrder = Literal["ID", "YEAR", "TITLE", "CONFIDENCE", "CITATIONS"]  # ID: identifier order; YEAR: newest
+# first, then id; TITLE: A-Z; CONFIDENCE: the strongest link to the filtered entities first, then id;
+# CITATIONS: most cited first (as the source counted), then id, papers without a count last
+ORDERS: tuple[PaperOrder, ...] = ("ID", "YEAR", "TITLE", "CONFIDENCE", "CITATIONS")
 
 
 class BadOrder(ValueError):
@@ -48,6 +50,7 @@ NEEDS_ENTITY = "orderBy CONFIDENCE needs an entity filter (dataset, task, method
 _KEYS: dict[str, tuple[Callable[[PaperInfo], list[Any]], tuple[type, ...]]] = {
     "YEAR": (lambda p: [-(p.year or 0), p.id], (int, str)),  # no year: last
     "TITLE": (lambda p: [(p.title or "").casefold(), p.id], (str, str)),
+    "CITATIONS": (lambda p: [-(p.citations if p.citations is not None else -1), p.id], (int, str)),
 }
 
 
@@ -91,6 +94,7 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
             doi=_one(f, "doi"),
             authors=_authors(f),
             code_urls=tuple(sorted(f.get("hasCode", ()))),
+            citations=int(c) if (c := f.get("citationCount", [""])[0]).isdigit() else None,
             extractor_version=_one(f, "extractorVersion"),
         )
     return out
@@ -187,12 +191,12 @@ def _sorted_page(
     return Page(items, len(ranked), start + first < len(ranked), cursors[-1] if cursors else None, cursors)
 
 
-_SORT_FIELDS = ("dcterms:identifier", "dcterms:title", "kg:venue", "dcterms:issued")
+_SORT_FIELDS = ("dcterms:identifier", "dcterms:title", "kg:venue", "dcterms:issued", "kg:citationCount")
 
 
 def _sort_facts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, PaperInfo]:
-    """Id, title, venue and year of each paper (what filters and orders read), 200 papers per query, cached
-    per store generation: a list of 50,000 papers never reads their abstracts."""
+    """Id, title, venue, year and citations of each paper (what filters and orders read), 200 papers per
+    query, cached per store generation: a list of 50,000 papers never reads their abstracts."""
     def fetch(missing: list[str]) -> dict[str, PaperInfo | None]:
         fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _SORT_FIELDS)
         query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
@@ -204,9 +208,10 @@ def _sort_facts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, PaperInfo]:
         out: dict[str, PaperInfo | None] = dict.fromkeys(missing)
         for iri, f in props.items():
             if "identifier" in f:
-                year = f.get("issued", "")
+                year, cited = f.get("issued", ""), f.get("citationCount", "")
                 out[iri] = PaperInfo(id=f["identifier"], iri=iri, title=f.get("title"), venue=f.get("venue"),
-                                     year=int(year) if year.isdigit() else None)
+                                     year=int(year) if year.isdigit() else None,
+                                     citations=int(cited) if cited.isdigit() else None)
         return out
 
     nodes = [n.value for n in {iri_or_none(i) for i in iris} if n is not None]

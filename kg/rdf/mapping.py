@@ -65,6 +65,7 @@ _XSD_INT = NamedNode(XSD + "integer")
 _XSD_DOUBLE = NamedNode(XSD + "double")
 _XSD_BOOL = NamedNode(XSD + "boolean")
 _XSD_YEAR = NamedNode(XSD + "gYear")
+_XSD_INTEGER = NamedNode(XSD + "integer")
 
 
 def safe_iri(url: str) -> NamedNode | None:
@@ -149,6 +150,8 @@ class GraphMapper:
             add(p, SCHEMA + "url", url)
         if paper.doi:
             add(p, self.kg("doi"), Literal(paper.doi))
+        if paper.citations is not None:
+            add(p, self.kg("citationCount"), Literal(str(paper.citations), datatype=_XSD_INTEGER))
         if paper.source:
             add(p, DCTERMS + "source", Literal(paper.source))
         for code in ex.code_urls:

@@ -651,7 +651,7 @@
 
   // ---- paper lists: a sort (kept in the URL as `order`) and CSV/BibTeX of the same list -----------------
   const ORDERS = [["ID", "Identifier"], ["YEAR", "Newest first"], ["TITLE", "Title"],
-                  ["CONFIDENCE", "Link confidence"]];
+                  ["CONFIDENCE", "Link confidence"], ["CITATIONS", "Most cited"]];
   // `filter` holds the list's arguments (one of LIST_FILTERS); `opts.entityId` shows that entity's evidence.
   function paperList(box, filter, label, opts = {}) {
     const args = Object.fromEntries(LIST_FILTERS.map((k) => [k, filter[k] ?? null]));
