@@ -568,34 +568,68 @@ _EVADES = re.compile(
 )
 
 
+def _sentence_of(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> str:
+    start = int(e["start"])
+    return next((text[a:b] for a, b in sents if a <= start < b), text[start : int(e["end"])])
+
+
 def _defends(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
     if e.get("kind") == "Attack" or e["type"] not in ("Method", "Model"):
         return False
-    start = int(e["start"])
-    sentence = next((text[a:b] for a, b in sents if a <= start < b), text[start : int(e["end"])])
+    sentence = _sentence_of(e, text, sents)
     if _EVADES.search(sentence):  # "a stealthy backdoor that evades existing defenses"
         return False
     return e.get("kind") == "Defense" or bool(_DEFENDS.search(e["name"]) or _DEFENDS.search(sentence))
 
 
+# An attack by role: the sentence proposing it (or its name) speaks of attacking, jailbreaking, poisoning,
+# evading, fooling, bypassing or extracting, and it is no defense; "robust to attacks" is a defender's words.
+_ATTACKS = re.compile(
+    r"\b(?:attack\w*|jailbr\w*|poison\w*|evad\w*|evasion|fool\w*|bypass\w*|circumvent\w*|extract\w*|"
+    r"steal\w*|hijack\w*|backdoor\w*|trojan\w*)",
+    re.I,
+)
+_RESISTS = re.compile(
+    r"\b(?:robust\w*|resilien\w*|resist\w*|withstand\w*|secur\w*|immune)\s+(?:\w+\s+){0,2}(?:to|against)\s+"
+    r"(?:[\w-]+\s+){0,3}(?:attack|adversar|jailbr|poison|backdoor|threat)",
+    re.I,
+)
+
+
+def _attacks(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
+    if e["type"] not in ("Method", "Model") or _defends(e, text, sents):  # a kind alone defends nothing
+        return False
+    sentence = _sentence_of(e, text, sents)
+    if _RESISTS.search(sentence):
+        return False
+    return e.get("kind") == "Attack" or bool(_ATTACKS.search(e["name"]) or _ATTACKS.search(sentence))
+
+
+# A role's relations: to the paper's threats, to its domains.
+_ROLES = (
+    (_defends, "Defense", "defendsAgainst", "targetsDomain"),
+    (_attacks, "Attack", "realizesThreat", "attacksDomain"),
+)
+
+
 def _relations(
     entities: list[dict[str, Any]], text: str, sents: list[tuple[int, int]]
 ) -> list[dict[str, Any]]:
-    """defender → defendsAgainst → threat, defender → targetsDomain → domain, within one paper of a threat:
-    a defender is a proposal whose kind is Defense or whose role is (`_defends`)."""
+    """defender → defendsAgainst → threat, defender → targetsDomain → domain, and attacker → realizesThreat
+    → threat, attacker → attacksDomain → domain, within one paper of a threat: a defender (an attacker) is a
+    proposal whose kind is Defense (Attack) or whose role is (`_defends`, `_attacks`)."""
     out: list[dict[str, Any]] = []
     threat = any(e["type"] == "Threat" for e in entities)
-    defenders = [
-        e
-        for e in entities
-        if e["relation"] in PROPOSE
-        and (threat or e.get("kind") == "Defense")
-        and _defends(e, text, sents)
-    ]
-    for d in defenders:
-        for e in entities:
-            if e["type"] == "Threat":
-                out.append({"subject": d, "relation": "defendsAgainst", "object": e})
-            elif e["type"] == "Domain":
-                out.append({"subject": d, "relation": "targetsDomain", "object": e})
+    for role, kind, to_threat, to_domain in _ROLES:
+        actors = [
+            e
+            for e in entities
+            if e["relation"] in PROPOSE and (threat or e.get("kind") == kind) and role(e, text, sents)
+        ]
+        for d in actors:
+            for e in entities:
+                if e["type"] == "Threat":
+                    out.append({"subject": d, "relation": to_threat, "object": e})
+                elif e["type"] == "Domain":
+                    out.append({"subject": d, "relation": to_domain, "object": e})
     return out
