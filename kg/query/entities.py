@@ -305,6 +305,12 @@ def _role_players(ctx: QueryContext, role: _Role, target: str | None,
     return sorted(found, key=lambda e: (-e.paper_count, e.name.lower(), e.id))
 
 
+def with_narrower(ctx: QueryContext, iris: Sequence[str]) -> list[str]:
+    """`iris` and every entity narrower than or a variant of one of them, at any depth (skos:broader+,
+    kg:variantOf+), sorted."""
+    return [n.value for n in _closure(ctx, _EXPAND_PLUS, iris)]
+
+
 def _closure(ctx: QueryContext, path: str, iris: Sequence[str]) -> list[NamedNode]:
     """The nodes reaching one of `iris` through the `+` path `path`, and `iris` themselves, in one query."""
     if not iris:

@@ -33,7 +33,8 @@
   const PAPER = `query Paper($id: ID!) { paper(id: $id) { id title abstract venue year url doi authors codeUrls
     links { relation evidence confidence entity { id name type aliases } } } }`;
   const ENTITY = `query Entity($id: ID!) { entity(id: $id) {
-    id name type kind aliases paperCount broader { id name paperCount } narrower { id name paperCount } } }`;
+    id name type kind aliases paperCount paperCountWithNarrower resultCount
+    broader { id name paperCount } narrower { id name paperCount } } }`;
   const ENTITY_PAPERS = `query EntityPapers($id: ID!, $after: String, $type: EntityType) { entity(id: $id) {
     papers(first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
       edges { node { id title year venue url links(type: $type) { relation evidence confidence entity { id } } } } } } }`;
@@ -575,6 +576,23 @@
       el("span", { class: "count" }, plural(x.paperCount, "paper")))));
   }
 
+  // "N papers link it · M with narrower · R results": GraphQL's paperCount, paperCountWithNarrower (shown
+  // when it differs) and resultCount (datasets only), each saying what it counts.
+  function counts(e) {
+    const count = (key, title, text) => el("span", { "data-count": key, title }, text);
+    const parts = [count("papers", "papers linking it directly",
+      `${plural(e.paperCount, "paper")} link${e.paperCount === 1 ? "s" : ""} it`)];
+    if (e.paperCountWithNarrower !== e.paperCount) {
+      parts.push(" · ", count("narrower", "papers linking it, a narrower entity or a variant, each once",
+        `${e.paperCountWithNarrower.toLocaleString("en")} with narrower`));
+    }
+    if (e.resultCount != null) {
+      parts.push(" · ", count("results", "results reported on it, its variants and narrower datasets",
+        plural(e.resultCount, "result")));
+    }
+    return el("dd", { class: "counts" }, ...parts);
+  }
+
   function renderEntity(found) {
     const e = { ...found, type: titleCase(found.type) }; // the GraphQL enum is upper case ("DATASET")
     const ring = state.rings.get(e.id);
@@ -602,7 +620,7 @@
       el("dl", {},
         el("dt", {}, "Kind"), el("dd", {}, e.kind || "–"),
         el("dt", {}, "Aliases"), el("dd", {}, e.aliases.length ? e.aliases.join(", ") : "–"),
-        el("dt", {}, "Papers"), el("dd", {}, e.paperCount.toLocaleString("en")), ...context),
+        el("dt", {}, "Counts"), counts(e), ...context),
       asks.length ? el("p", { class: "asks" }, ...asks) : null,
       trend,
       near.length ? el("h3", {}, "Shares most papers with") : null,
