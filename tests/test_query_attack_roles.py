@@ -37,6 +37,12 @@ ABSTRACTS = {
     "adversarial attacks.",
     "uni": "Universal adversarial perturbations threaten image classifiers. We propose UniFool, an algorithm "
     "that crafts one universal adversarial perturbation to fool any input.",
+    "pba": "Attackers poison the data of federated clients to implant a backdoor. We propose Prompt-Based "
+    "Aggregation (PBA) to defend against the backdoor attack.",
+    "read": "Adversarial attacks expose how relation extraction models rely on entities. We propose READ-X, an "
+    "adversarial training method for relation extraction.",
+    "embed": "Adversarial attacks threaten sentence encoders. We introduce RobustEmb, a framework that improves "
+    "the robustness of sentence embeddings against adversarial attacks.",
     "sticker": "Autonomous driving relies on object detectors. We propose StickerFool, a method that fools "
     "the detectors with adversarial examples printed on road signs.",
 }
@@ -93,6 +99,17 @@ def test_a_stealthy_backdoor_that_evades_defenses_is_an_attack(ctx: QueryContext
 def test_a_defense_against_a_threat_is_no_attack_realising_it(ctx: QueryContext) -> None:
     assert names(q.attacks(ctx, against="jailbreak")) == ["ChainBreaker"]
     assert names(q.defenses(ctx, against="jailbreak")) == ["AgentShield"]
+
+
+def test_a_defense_whose_head_noun_says_attack_is_a_defense_and_no_attack(ctx: QueryContext) -> None:
+    # "(PBA) to defend against the backdoor attack": the head noun makes its kind Attack, its purpose defends
+    assert [(e.name, e.kind) for e in q.defenses(ctx, against="backdoor attack")] == [("PBA", "Attack")]
+    assert "PBA" not in names(q.attacks(ctx))
+
+
+def test_a_method_for_relation_extraction_or_improving_robustness_is_no_attack(ctx: QueryContext) -> None:
+    found = names(q.attacks(ctx))
+    assert "READ-X" not in found and "RobustEmb" not in found
 
 
 def test_an_architecture_robust_to_attacks_is_no_attack(ctx: QueryContext) -> None:

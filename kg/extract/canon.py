@@ -560,7 +560,13 @@ def _drop_nested(ms: list[Mention]) -> list[Mention]:
 # defending ("Defense-GAN", a Framework; "PixelDefend", a Model), unless that sentence says it evades them.
 _DEFENDS = re.compile(
     r"\b(?:defen[cs]e[sd]?|defend\w*|mitigat\w*|purif\w*|safeguard\w*|protect\w*|certifi\w*|immuni[sz]\w*|"
-    r"detect\w*|robustif\w*)",
+    r"detect\w*|robustif\w*|thwart\w*|countermeasure\w*)",
+    re.I,
+)
+# "… (PBA) to defend against the NAW attack": a purpose that outweighs a head noun that made the kind Attack.
+_TO_DEFEND = re.compile(
+    r"\b(?:to|for|that|which)\s+(?:\w+\s+){0,2}"
+    r"(?:defen[cds]|protect|mitigat|thwart|safeguard|counter(?:s|ing|act\w*)?\b|detect|purif)",
     re.I,
 )
 _EVADES = re.compile(
@@ -574,24 +580,28 @@ def _sentence_of(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> 
 
 
 def _defends(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
-    if e.get("kind") == "Attack" or e["type"] not in ("Method", "Model"):
+    if e["type"] not in ("Method", "Model"):
         return False
     sentence = _sentence_of(e, text, sents)
+    if e.get("kind") == "Attack" and not _TO_DEFEND.search(sentence):
+        return False
     if _EVADES.search(sentence):  # "a stealthy backdoor that evades existing defenses"
         return False
     return e.get("kind") == "Defense" or bool(_DEFENDS.search(e["name"]) or _DEFENDS.search(sentence))
 
 
 # An attack by role: the sentence proposing it (or its name) speaks of attacking, jailbreaking, poisoning,
-# evading, fooling, bypassing or extracting, and it is no defense; "robust to attacks" is a defender's words.
+# evading, fooling, bypassing or extracting, and it is no defense; "robust to attacks" and "improves
+# robustness" are a defender's words.
 _ATTACKS = re.compile(
-    r"\b(?:attack\w*|jailbr\w*|poison\w*|evad\w*|evasion|fool\w*|bypass\w*|circumvent\w*|extract\w*|"
-    r"steal\w*|hijack\w*|backdoor\w*|trojan\w*)",
+    r"\b(?:attack\w*|jailbr\w*|poison\w*|evad\w*|evasion|fool\w*|bypass\w*|circumvent\w*|"
+    r"extract(?:s|ed|ing)?\b|steal\w*|hijack\w*|backdoor\w*|trojan\w*)",  # "relation extraction" is a task
     re.I,
 )
 _RESISTS = re.compile(
     r"\b(?:robust\w*|resilien\w*|resist\w*|withstand\w*|secur\w*|immune)\s+(?:\w+\s+){0,2}(?:to|against)\s+"
-    r"(?:[\w-]+\s+){0,3}(?:attack|adversar|jailbr|poison|backdoor|threat)",
+    r"(?:[\w-]+\s+){0,3}(?:attack|adversar|jailbr|poison|backdoor|threat)"
+    r"|\b(?:improv\w*|enhanc\w*|boost\w*|increas\w*|strengthen\w*)\s+(?:\w+\s+){0,3}robustness",
     re.I,
 )
 
