@@ -1,6 +1,6 @@
 """Attacks by role, the mirror of defenses: what a paper proposes to attack with (to jailbreak, poison, evade,
 fool, hijack or extract) is an attack on its domains and realises its threats whatever its kind, and a
-defense is none (real extractor, real store, real HTTP server and `kg attacks`)."""
+defense is none (real extractor, real store, real HTTP server, `kg attacks` and the explorer in Chromium)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import csv
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from fixtures_api import BASE, Server, run_kg, serve, store_from
+from test_explorer_browser import _new_page, browser  # noqa: F401  (the shared Chromium fixture)
 
 import kg.query as q
 from kg.build import schema_graphs
@@ -39,10 +41,10 @@ ABSTRACTS = {
     "that crafts one universal adversarial perturbation to fool any input.",
     "pba": "Attackers poison the data of federated clients to implant a backdoor. We propose Prompt-Based "
     "Aggregation (PBA) to defend against the backdoor attack.",
-    "read": "Adversarial attacks expose how relation extraction models rely on entities. We propose READ-X, an "
-    "adversarial training method for relation extraction.",
-    "embed": "Adversarial attacks threaten sentence encoders. We introduce RobustEmb, a framework that improves "
-    "the robustness of sentence embeddings against adversarial attacks.",
+    "read": "Adversarial attacks expose how relation extraction models rely on entities. We propose READ-X, "
+    "an adversarial training method for relation extraction.",
+    "embed": "Adversarial attacks threaten sentence encoders. We introduce RobustEmb, a framework that "
+    "improves the robustness of sentence embeddings against adversarial attacks.",
     "sticker": "Autonomous driving relies on object detectors. We propose StickerFool, a method that fools "
     "the detectors with adversarial examples printed on road signs.",
 }
@@ -155,3 +157,17 @@ def test_kg_attacks_against_a_threat_as_csv(extractions: list[Extraction], tmp_p
         ["id", "name", "type", "papers"], ["method/badnet-x", "BadNet-X", "Method", "1"],
         ["method/shadowmark", "ShadowMark", "Method", "1"],
     ]
+
+
+def test_a_threats_panel_asks_for_the_attacks_realising_it_in_one_click(
+    server: Server, browser: Any  # noqa: F811
+) -> None:
+    errors: list[str] = []
+    page = _new_page(browser, errors)
+    page.goto(f"{server.url}/explore#node=threat/backdoor-attack")
+    page.click("#panel button[data-ask='attacks-against']")
+    page.wait_for_selector("#panel ul.answer")
+    shown = page.eval_on_selector_all("#panel ul.answer button.link", "els => els.map(e => e.textContent)")
+    title = page.inner_text("#panel h2")
+    page.context.close()
+    assert (title, shown, errors) == ("Attacks realising backdoor attack", ["BadNet-X", "ShadowMark"], [])

@@ -48,6 +48,14 @@
       edges { node { id title year venue url } } } }`;
   const DEFENSES = `query Defenses($target: String, $against: String) {
     defenses(target: $target, against: $against) { id name type kind paperCount } }`;
+  const ATTACKS = `query Attacks($target: String, $against: String) {
+    attacks(target: $target, against: $against) { id name type kind paperCount } }`;
+  // The role questions a panel asks: [field, argument, title]; "target"/"against" are defenses'.
+  const ROLES = {
+    target: ["defenses", "target", "Defenses for"], against: ["defenses", "against", "Defenses against"],
+    "attacks-target": ["attacks", "target", "Attacks on"],
+    "attacks-against": ["attacks", "against", "Attacks realising"],
+  };
 
   // ---- state, kept whole in the URL -------------------------------------------------------------
   const TYPES = ["Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat"];
@@ -604,10 +612,14 @@
     if (e.type === "Domain") {
       asks.push(el("button", { type: "button", class: "ask", "data-ask": "target",
                                onclick: () => ask("target", e.name) }, `Defenses for ${e.name}`));
+      asks.push(el("button", { type: "button", class: "ask", "data-ask": "attacks-target",
+                               onclick: () => ask("attacks-target", e.name) }, `Attacks on ${e.name}`));
     }
     if (e.type === "Threat") {
       asks.push(el("button", { type: "button", class: "ask", "data-ask": "against",
                                onclick: () => ask("against", e.name) }, `Defenses against ${e.name}`));
+      asks.push(el("button", { type: "button", class: "ask", "data-ask": "attacks-against",
+                               onclick: () => ask("attacks-against", e.name) }, `Attacks realising ${e.name}`));
     }
     const context = [];
     if (e.broader.length) context.push(el("dt", {}, "Broader"), el("dd", {}, entityList(e.broader)));
@@ -666,11 +678,11 @@
     }
   }
 
-  // One-click contract questions: papers(dataset|method|task|model|domain: X), defenses(target|against: X).
+  // One-click contract questions: papers(dataset|method|task|model|domain: X), defenses|attacks(target|against: X).
   async function ask(kind, name, type) {
     panel.hidden = false;
-    const title = kind === "using" ? `Papers using ${name}`
-      : kind === "against" ? `Defenses against ${name}` : `Defenses for ${name}`;
+    const [field, arg, asked] = ROLES[kind] || ROLES.target;
+    const title = kind === "using" ? `Papers using ${name}` : `${asked} ${name}`;
     body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title),
                          el("p", { class: "muted" }, "Loading…"));
     try {
@@ -681,10 +693,9 @@
         await pagedPapers(ul, async (after) => (await gql(papersUsing(arg), { name, after })).papers, null);
         return;
       }
-      const vars = kind === "against" ? { against: name } : { target: name };
-      const { defenses } = await gql(DEFENSES, vars);
+      const found = (await gql(field === "attacks" ? ATTACKS : DEFENSES, { [arg]: name }))[field];
       body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title),
-        defenses.length ? entityList(defenses) : el("p", { class: "muted" }, "No defenses found."));
+        found.length ? entityList(found) : el("p", { class: "muted" }, `No ${field} found.`));
       body.querySelector("ul")?.classList.add("answer");
     } catch (err) {
       body.append(el("p", { class: "error" }, `Could not answer: ${err.message}`));
