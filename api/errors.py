@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphql import GraphQLError
 
-from kg.query import BadCursor
+from kg.query import BadCursor, BadOrder
 from kg.query.guard import MalformedQuery, QueryRefused, ServiceRefused, UpdateRefused
 from kg.store.types import QueryTimeout, TooManyRows
 
@@ -30,7 +30,7 @@ def query_status(exc: QueryRefused) -> int:
     return next((status for kind, status in QUERY_STATUS.items() if isinstance(exc, kind)), 400)
 
 
-_VISIBLE = (PublicError, BadCursor, QueryTimeout, TooManyRows)
+_VISIBLE = (PublicError, BadCursor, BadOrder, QueryTimeout, TooManyRows)
 
 
 def should_mask(error: GraphQLError) -> bool:

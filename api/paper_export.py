@@ -11,7 +11,7 @@ from starlette.routing import Route
 from kg.query import QueryContext, papers
 from kg.query.cursor import BadCursor
 from kg.query.listing import papers_bibtex, papers_csv
-from kg.query.papers import ORDERS
+from kg.query.papers import ORDERS, BadOrder
 
 MAX_ROWS = 1000
 MEDIA = {"csv": "text/csv; charset=utf-8", "bibtex": "application/x-bibtex; charset=utf-8"}
@@ -38,8 +38,8 @@ def route(ctx: QueryContext) -> Route:
                 ctx, dataset=params.get("dataset"), task=params.get("task"), method=params.get("method"),
                 model=params.get("model"), domain=params.get("domain"), search=params.get("search"),
                 venue=params.get("venue"), year=None if year is None else int(year), order=order,
-                first=int(first), after=params.get("after")))
-        except BadCursor as exc:
+                first=int(first), after=params.get("after"), entity=params.get("entity")))
+        except (BadCursor, BadOrder) as exc:
             return _bad(str(exc))
         body = papers_csv(page.items) if fmt == "csv" else papers_bibtex(page.items)
         headers = {"X-Total-Count": str(page.total)}

@@ -71,8 +71,9 @@ class Query(ResultsQuery):
         description="Papers matching every filter (names match canonical names or aliases). A name filter "
         "includes the papers of the entities narrower than the named one (skos:broader, any depth) and of "
         "its variants (kg:variantOf) unless includeNarrower is false; the default is true. year and venue "
-        "(case-insensitive) filter too; orderBy is ID (identifier order, the default), YEAR (newest first) "
-        "or TITLE."
+        "(case-insensitive) filter too; orderBy is ID (identifier order, the default), YEAR (newest first), "
+        "TITLE or CONFIDENCE (the most confident link to the filtered entities first; needs an entity "
+        "filter)."
     )
     async def papers(
         self,
@@ -95,6 +96,10 @@ class Query(ResultsQuery):
         year: int | None = None,
         venue: str | None = None,
         order_by: PaperOrder = PaperOrder.ID,
+        entity: Annotated[
+            strawberry.ID | None,
+            strawberry.argument(description='Papers linked to this entity id ("dataset/imagenet") itself.'),
+        ] = None,
     ) -> PaperConnection:
         check_range("first", first, 0, info.context.settings.max_page)
         page = await off_loop(
@@ -112,6 +117,7 @@ class Query(ResultsQuery):
             year=year,
             venue=venue,
             order=order_by.value,
+            entity=None if entity is None else str(entity),
         )
         return PaperConnection.page(page, Paper.of)
 

@@ -50,6 +50,7 @@ class PaperOrder(Enum):
     ID = "ID"
     YEAR = "YEAR"  # newest first, then identifier; papers without a year last
     TITLE = "TITLE"  # alphabetical, case-insensitive
+    CONFIDENCE = "CONFIDENCE"  # the most confident link to the filtered entity first, then identifier
 
 
 def kg_type(t: EntityType | None) -> KgEntityType | None:

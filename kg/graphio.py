@@ -16,7 +16,8 @@ import networkx as nx
 from pyoxigraph import NamedNode
 
 from kg.query import QueryContext, entities_by_iris, links_by_paper, papers
-from kg.query.model import EntityInfo
+from kg.query.graph import Ring
+from kg.query.model import EntityInfo, Subgraph
 from kg.query.sparql import number, text, values
 from kg.rdf.iris import SKOS
 from kg.types import ENTITY_RELATIONS as ENTITY_RELATION_NAMES
@@ -94,6 +95,30 @@ def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph, unlinked: bool 
         _add_entity(g, infos[o])
         relation = "broader" if r == SKOS + "broader" else r.removeprefix(ctx.iris.ns)
         _add_edge(g, infos[s].id, infos[o].id, relation, conf)
+
+
+def from_subgraph(sub: Subgraph) -> nx.MultiDiGraph:
+    """A neighbourhood as networkx: nodes by id with label, type, iri and degree; edges keyed by relation."""
+    g = nx.MultiDiGraph(truncated=sub.truncated)
+    for n in sub.nodes:
+        g.add_node(n.id, label=n.label, type=n.type, iri=n.iri, degree=n.degree)
+    for e in sub.edges:
+        g.add_edge(e.source, e.target, key=e.relation, relation=e.relation)
+    return g
+
+
+def from_ring(ring: Ring) -> nx.Graph:
+    """A co-occurrence map as an undirected networkx graph. Entity nodes carry `papers` (their paper count)
+    and `shared` (papers shared with the centre, `graph["center"]`); when the centre has few papers they are
+    nodes too (type "Paper", `shared` None, `graph["papers_drawn"]`). Edge `weight` = papers shared."""
+    center = ring.nodes[0].id if ring.nodes else None
+    g = nx.Graph(center=center, more=ring.more, paper_count=ring.paper_count, papers_drawn=ring.papers_drawn,
+                 counted=ring.counted)
+    for n in ring.nodes:
+        g.add_node(n.id, label=n.label, type=n.type, papers=n.degree, shared=ring.shared.get(n.id))
+    for e in ring.edges:
+        g.add_edge(e.source, e.target, relation=e.relation, weight=e.weight)
+    return g
 
 
 def write(g: nx.MultiDiGraph, fmt: str, out: str | Path) -> Path:

@@ -1,4 +1,5 @@
-"""Pictures of a neighbourhood: a standalone vis-network HTML page, or an SVG/PNG drawn with matplotlib.
+"""Pictures of an entity's co-occurrence map (the explorer's) or a paper's neighbourhood: a standalone
+vis-network HTML page, or an SVG/PNG drawn with matplotlib.
 
 The graph library (vis-network) comes from the pyvis package, which ships its built files; nothing is
 fetched from a CDN, so the HTML works when opened from disk and the explorer page works offline.
@@ -10,12 +11,14 @@ import html
 import json
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.query.graph import Ring, WeightedEdge
 from kg.query.model import Edge, Node, Subgraph
 
 if TYPE_CHECKING:
@@ -56,10 +59,11 @@ def style_of(node_type: str) -> NodeStyle:
 
 @dataclass(frozen=True, slots=True)
 class VizGraph:
-    """A neighbourhood to draw (the query layer's nodes and edges) and the node it is centred on."""
+    """A neighbourhood or co-occurrence map to draw (the query layer's nodes and edges; a co-occurrence edge
+    carries its weight, papers shared) and the node it is centred on."""
 
     nodes: tuple[Node, ...]
-    edges: tuple[Edge, ...]
+    edges: tuple[Edge | WeightedEdge, ...]
     truncated: int = 0
     center: str | None = None
 
@@ -67,6 +71,23 @@ class VizGraph:
 def from_subgraph(sub: Subgraph, center: str | None = None) -> VizGraph:
     """The query layer's neighbourhood, centred on `center`."""
     return VizGraph(sub.nodes, sub.edges, sub.truncated, center)
+
+
+def from_ring(ring: Ring) -> VizGraph:
+    """An entity's co-occurrence map (`kg.query.ring`, as the explorer draws it), centred on the entity."""
+    return VizGraph(ring.nodes, ring.edges, ring.more, ring.nodes[0].id if ring.nodes else None)
+
+
+def edge_label(e: Edge | WeightedEdge) -> str:
+    """A co-occurrence edge's papers shared ("3 papers"); any other edge's relation."""
+    if is_cooccurrence(e):
+        weight = getattr(e, "weight", 1)
+        return f"{weight} paper{'' if weight == 1 else 's'}"
+    return e.relation
+
+
+def is_cooccurrence(e: Edge | WeightedEdge) -> bool:
+    return isinstance(e, WeightedEdge) and e.relation == "cooccurs"
 
 
 # --- vis-network, as shipped by pyvis ---------------------------------------------------------------
@@ -96,7 +117,8 @@ def vis_data(graph: VizGraph) -> dict[str, list[dict[str, Any]]]:
         })
     edges = [
         {"id": f"{e.source}|{e.relation}|{e.target}", "from": e.source, "to": e.target,
-         "label": e.relation, "title": e.relation, "arrows": "to"}
+         "label": edge_label(e), "title": edge_label(e), "arrows": "" if is_cooccurrence(e) else "to",
+         **({"value": e.weight} if is_cooccurrence(e) and isinstance(e, WeightedEdge) else {})}
         for e in graph.edges
     ]
     return {"nodes": nodes, "edges": edges}
@@ -167,7 +189,8 @@ def draw(graph: VizGraph, out: Path, title: str | None = None, keep: dict[str, A
         g.add_node(n.id)
     for e in graph.edges:
         if e.source in g and e.target in g:
-            g.add_edge(e.source, e.target, relation=e.relation)
+            g.add_edge(e.source, e.target, relation=edge_label(e), together=is_cooccurrence(e),
+                       weight=getattr(e, "weight", 1))
     count = max(1, g.number_of_nodes())
     side = min(24.0, 6.0 + 1.6 * count ** 0.5 * 1.5)
     if count == 1:
@@ -178,8 +201,15 @@ def draw(graph: VizGraph, out: Path, title: str | None = None, keep: dict[str, A
         pos = nx.spring_layout(g, seed=7, k=1.8 / count ** 0.5, iterations=200)
     with plt.rc_context({"svg.fonttype": "none", "font.family": "DejaVu Sans"}):
         fig, ax = plt.subplots(figsize=(side, side * 0.75))
-        nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#999999", arrows=True, arrowsize=10,
+        links = [(a, b) for a, b, d in g.edges(data=True) if not d["together"]]
+        shared = [(a, b, d["weight"]) for a, b, d in g.edges(data=True) if d["together"]]
+        nx.draw_networkx_edges(g, pos, edgelist=links, ax=ax, edge_color="#999999", arrows=True, arrowsize=10,
                                node_size=900, width=1.0)
+        if shared:  # co-occurrence: no direction, wider for more papers shared
+            top = max(w for _, _, w in shared)
+            nx.draw_networkx_edges(g, pos, edgelist=[(a, b) for a, b, _ in shared], ax=ax, arrows=False,
+                                   edge_color="#bbbbbb", node_size=900,
+                                   width=[1.0 + 5.0 * w / top for _, _, w in shared])
         if g.number_of_edges() <= 60:
             nx.draw_networkx_edge_labels(g, pos, ax=ax, font_size=7, font_color="#555555",
                                          edge_labels=nx.get_edge_attributes(g, "relation"),
@@ -249,8 +279,31 @@ def neighborhood_graph(ctx: QueryContext, name_or_id: str, depth: int = 1, limit
     return from_subgraph(sub, center)
 
 
-def viz(ctx: QueryContext, name_or_id: str, out: str | Path, depth: int = 1, limit: int = 50) -> Path:
-    """`kg viz NAME_OR_ID -o out.html|svg|png`: draw the neighbourhood and return the file written."""
+def map_graph(
+    ctx: QueryContext, name_or_id: str, first: int = 30, types: Sequence[str] | None = None
+) -> VizGraph | None:
+    """The co-occurrence map of the entity with this id, else so named, else of the best search hit when it
+    is an entity: the explorer's map (`kg.query.ring` with its defaults). None when it names a paper."""
+    from kg.query import entity, paper, ring, search
+
+    found = entity(ctx, id=name_or_id) or entity(ctx, name=name_or_id)
+    if found is None and paper(ctx, name_or_id) is None:
+        hit = next(iter(search(ctx, name_or_id, 1)), None)
+        found = hit.entity if hit is not None else None
+    drawn = ring(ctx, found.id, first, types) if found is not None else None
+    return from_ring(drawn) if drawn is not None else None
+
+
+def viz(
+    ctx: QueryContext, name_or_id: str, out: str | Path, depth: int = 1, limit: int = 50, first: int = 30,
+    types: Sequence[str] | None = None,
+) -> Path:
+    """`kg viz NAME_OR_ID -o out.html|svg|png`: an entity's co-occurrence map (its `first` strongest
+    co-occurring entities of `types`), a paper's neighbourhood (`depth`, `limit`); the file written."""
+    graph = map_graph(ctx, name_or_id, first, types)
+    if graph is not None:
+        label = graph.nodes[0].label
+        return render(graph, out, title=f"{label} — the entities sharing most papers with it")
     graph = neighborhood_graph(ctx, name_or_id, depth, limit)
     label = next((n.label for n in graph.nodes if n.id == graph.center), name_or_id)
     return render(graph, out, title=f"{label} — depth {depth}")

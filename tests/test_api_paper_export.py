@@ -53,7 +53,7 @@ def test_total_and_next_cursor_are_headers_and_the_cursor_continues(server: Serv
 
 @pytest.mark.parametrize(("params", "message"), [
     ({"format": "ris"}, "format must be one of csv, bibtex"),
-    ({"order": "newest"}, "order must be one of ID, YEAR, TITLE"),
+    ({"order": "newest"}, "order must be one of ID, YEAR, TITLE, CONFIDENCE"),
     ({"year": "last"}, "year must be a whole number"),
     ({"first": "1001"}, "first must be a whole number from 1 to 1000"),
     ({"after": "nonsense"}, "invalid cursor"),

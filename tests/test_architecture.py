@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("write", {"kg.write", "kg.summary"}),
     ("pipelines", {"kg.build", "kg.cluster", "kg.migrate", "kg.migrate_links", "kg.migrate_step",
                     "kg.reextract"}),
-    ("interfaces", {"kg.cli", "kg.__main__", "kg", "api"}),
+    ("interfaces", {"kg.cli", "kg.__main__", "kg", "api", "paperkg"}),
 ]
 # Two GraphQL object types that refer to each other (Paper.results -> Result.paper) are one schema split
 # over two files; strawberry.lazy resolves the references. No other cycle is allowed.
@@ -41,7 +41,7 @@ WRITERS: dict[str, set[str]] = {
 
 def modules() -> dict[str, Path]:
     out = {}
-    for package in ("kg", "api"):
+    for package in ("kg", "api", "paperkg"):
         for path in (ROOT / package).rglob("*.py"):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":

@@ -66,7 +66,8 @@ def test_papers_table_fits_80_columns(store: Path) -> None:
 def test_papers_unknown_order_is_one_line(store: Path) -> None:
     proc = kg(store, "papers", "--order", "newest", check=False)
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == ["error: --order must be one of ID, YEAR, TITLE, not 'newest'"]
+    assert proc.stderr.strip().splitlines() == [
+        "error: --order must be one of ID, YEAR, TITLE, CONFIDENCE, not 'newest'"]
 
 
 def test_search_json_ranks_entities_and_papers(store: Path) -> None:

@@ -88,18 +88,19 @@ def test_neighbourhood_of_unknown_name_raises(ctx: QueryContext) -> None:
         neighborhood_graph(ctx, "no such thing zzzz", depth=1)
 
 
-def test_html_is_standalone_and_holds_the_nodes(ctx: QueryContext, tmp_path: Path) -> None:
+def test_html_is_standalone_and_holds_the_entity_map(ctx: QueryContext, tmp_path: Path) -> None:
     out = viz(ctx, "ImageNet", tmp_path / "n.html", depth=1)
     text = out.read_text("utf-8")
-    assert _html_nodes(out) == {"dataset/imagenet", "p-gen", "p-cls"}
+    assert _html_nodes(out) == {
+        "dataset/imagenet", "task/image-generation", "metric/accuracy", "p-gen", "p-cls"}
     assert (
         "http://" not in text.split("<script>", 1)[0] and "<script src" not in text
     )  # no CDN, nothing fetched
     assert "vis-network" in text  # the library is inlined
 
 
-def test_svg_holds_the_node_labels(ctx: QueryContext, tmp_path: Path) -> None:
-    out = viz(ctx, "MELON", tmp_path / "m.svg", depth=1)
+def test_svg_of_a_paper_holds_the_node_labels(ctx: QueryContext, tmp_path: Path) -> None:
+    out = viz(ctx, "p-melon", tmp_path / "m.svg", depth=2)
     texts = _svg_texts(out)
     assert {"MELON", "indirect prompt", "injection", "MELON: Provable", "Defense"} <= set(
         texts

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kg.store.types import Store, StoreError
-from kg.types import Paper, ReadProblem
+from kg.types import ENTITY_TYPES, EntityType, Paper, ReadProblem
 
 HELP_WIDTH = 120
 app = typer.Typer(
@@ -77,6 +77,15 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line and exit: the only way errors leave the CLI."""
     err.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+def entity_types(values: list[str]) -> list[EntityType]:
+    """The entity types `--type` values name (any case); an unknown one fails in one line naming them all."""
+    kinds = {t.lower(): t for t in ENTITY_TYPES}
+    for v in values:
+        if v.lower() not in kinds:
+            fail(f"--type must be one of {', '.join(ENTITY_TYPES)}, not {v!r}")
+    return [kinds[v.lower()] for v in values]
 
 
 def problem_line(problem: ReadProblem) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from kg.cli.common import BaseOpt, StoreOpt, app, fail, open_or_fail
+from kg.cli.common import BaseOpt, StoreOpt, app, entity_types, fail, open_or_fail
 from kg.settings import DEFAULT_BASE_IRI
 
 T = TypeVar("T")
@@ -27,12 +27,13 @@ def _read(store: str, base_iri: str, ask: Callable[[Any], T]) -> T:
     """`ask(ctx)` on the store opened read-only; a store error is one line."""
     from kg.query import QueryContext
     from kg.query.cursor import BadCursor
+    from kg.query.papers import BadOrder
     from kg.store.types import StoreError
 
     st = open_or_fail(store, base_iri, read_only=True, create=False)
     try:
         return ask(QueryContext.open(st, base_iri))
-    except (StoreError, BadCursor) as exc:
+    except (StoreError, BadCursor, BadOrder) as exc:
         fail(str(exc))
     finally:
         st.close()
@@ -74,7 +75,9 @@ def papers(
     search: Annotated[str | None, typer.Option("--search", help="Papers whose text has these words.")] = None,
     year: Annotated[int | None, typer.Option("--year", help="Papers issued that year.")] = None,
     venue: Annotated[str | None, typer.Option("--venue", help="Papers of that venue (any case).")] = None,
-    order: Annotated[str, typer.Option("--order", help="ID (default) | YEAR (newest first) | TITLE")] = "ID",
+    order: Annotated[str, typer.Option(
+        "--order", help="ID (default) | YEAR (newest first) | TITLE | CONFIDENCE (of the link to the entity)"
+    )] = "ID",
     first: Annotated[int, typer.Option("--first", min=1, max=10_000, help="Most papers.")] = 20,
     exact: Annotated[bool, typer.Option("--exact", help="Not the papers of narrower entities.")] = False,
     fmt: Annotated[str, typer.Option("--format", help="table|csv|json|bibtex")] = "table",
@@ -91,6 +94,8 @@ def papers(
     chosen = next((o for o in ORDERS if o == order.upper()), None)
     if chosen is None:
         fail(f"--order must be one of {', '.join(ORDERS)}, not {order!r}")
+    if chosen == "CONFIDENCE" and (dataset, task, method, model, domain) == (None,) * 5:
+        fail("--order confidence needs --dataset, --task, --method, --model or --domain")
     page = _read(store, base_iri, lambda ctx: find(
         ctx, dataset=dataset, task=task, method=method, model=model, domain=domain, search=search,
         year=year, venue=venue, order=chosen, first=first, include_narrower=not exact))
@@ -173,13 +178,9 @@ def trending_entities(
 ) -> None:
     """The entities whose share of papers rose most since a year (as GraphQL's `trending`)."""
     from kg.query.trends import trending
-    from kg.types import ENTITY_TYPES
 
     _check(fmt, ("table", "csv", "json"))
-    kinds = {t.lower(): t for t in ENTITY_TYPES}
-    if type_ is not None and type_.lower() not in kinds:
-        fail(f"--type must be one of {', '.join(ENTITY_TYPES)}, not {type_!r}")
-    wanted = None if type_ is None else kinds[type_.lower()]
+    wanted = None if type_ is None else entity_types([type_])[0]
     found = _read(
         store,
         base_iri,

@@ -12,7 +12,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kg.cli.common import EXPORT_FORMATS, GRAPH_FORMATS, BaseOpt, StoreOpt, app, err, fail, open_or_fail
+from kg.cli.common import (
+    EXPORT_FORMATS,
+    GRAPH_FORMATS,
+    BaseOpt,
+    StoreOpt,
+    app,
+    entity_types,
+    err,
+    fail,
+    open_or_fail,
+)
 from kg.settings import DEFAULT_BASE_IRI
 from kg.store.types import StoreError
 
@@ -254,18 +264,25 @@ def sparql(
 def viz(
     name_or_id: Annotated[str, typer.Argument(help="An entity name or alias, an entity id or a paper id.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="out.html, out.svg or out.png")],
-    depth: Annotated[int, typer.Option(min=1, max=3)] = 1,
-    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+    depth: Annotated[int, typer.Option(min=1, max=3, help="A paper's neighbourhood: hops.")] = 1,
+    limit: Annotated[int, typer.Option(min=1, max=500, help="A paper's neighbourhood: most nodes.")] = 50,
+    first: Annotated[int, typer.Option(
+        "--first", min=1, max=100, help="An entity's map: the entities sharing most papers with it.")] = 30,
+    types: Annotated[list[str] | None, typer.Option(
+        "--type", help="An entity's map: only entities of this type (repeatable; Task|Dataset|…).")] = None,
     store: StoreOpt = "./kg-data",
     base_iri: BaseOpt = DEFAULT_BASE_IRI,
 ) -> None:
-    """Draw a node's neighbourhood: standalone HTML (interactive) or a static SVG/PNG picture."""
+    """Draw an entity's co-occurrence map (the explorer's: the entities sharing most papers with it, edges
+    weighted by papers shared) or a paper's neighbourhood: standalone HTML (interactive) or SVG/PNG."""
     from kg.query import QueryContext
     from kg.viz import viz as draw
 
+    wanted = entity_types(types) if types else None
     st = open_or_fail(store, base_iri, read_only=True, create=False)
     try:
-        written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit)
+        written = draw(QueryContext.open(st, base_iri), name_or_id, output, depth=depth, limit=limit,
+                       first=first, types=wanted)
     except (LookupError, ValueError) as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))  # KeyError's str() quotes its message
     finally:

@@ -11,11 +11,12 @@ from kg.query.graph import neighborhood, node_iri, ring
 from kg.query.hits import search
 from kg.query.links import links, links_by_paper
 from kg.query.model import EntityInfo, LinkInfo, Page, PaperInfo, SearchHit, Stats, Subgraph
-from kg.query.papers import paper, papers, papers_by_iris, papers_of_entities
+from kg.query.papers import BadOrder, paper, papers, papers_by_iris, papers_of_entities
 from kg.query.stats import stats
 
 __all__ = [
     "BadCursor",
+    "BadOrder",
     "EntityInfo",
     "LinkInfo",
     "Page",

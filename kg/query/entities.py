@@ -13,7 +13,7 @@ from kg.query import cursor
 from kg.query.context import QueryContext
 from kg.query.counts import bucket_members, globals_of, layout_of, paper_counts_of, stored_buckets
 from kg.query.model import EntityInfo, Page
-from kg.query.sparql import integer, iri_or_none, one_of, text, values
+from kg.query.sparql import chunks, integer, iri_or_none, one_of, text, values
 from kg.types import ENTITY_TYPES, EntityType
 
 _EXPAND_PLUS = (
@@ -59,10 +59,10 @@ def _describe(ctx: QueryContext, iris: Sequence[str]) -> dict[str, EntityInfo | 
     labels: dict[str, str] = {}
     alts: dict[str, set[str]] = defaultdict(set)
     kinds: dict[str, str] = {}
-    for row in ctx.select(
-        f"SELECT ?e ?p ?v WHERE {{ {values('e', nodes)} "
-        "?e ?p ?v }"  # predicates filtered below: a FILTER here makes Oxigraph scan every label
-    ):
+    # predicates filtered below: a FILTER here makes Oxigraph scan every label
+    query = "SELECT ?e ?p ?v WHERE {{ {} ?e ?p ?v }}"
+    rows = (r for part in chunks(nodes) for r in ctx.select(query.format(values("e", part))))
+    for row in rows:
         e, p, v = text(row, "e") or "", text(row, "p") or "", text(row, "v") or ""
         if p.endswith("prefLabel"):
             labels.setdefault(e, v)

@@ -1,5 +1,6 @@
 """Papers: by id, filtered by entity names / free text / year / venue, with keyset pagination in identifier
-order (the default), newest first or by title; a cursor holds the sort key of its order."""
+order (the default), newest first, by title or by the confidence of their link to the filtered entity; a
+cursor holds the sort key of its order."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from kg.query.counts import globals_of, layout_of
 from kg.query.entities import resolve
 from kg.query.model import Page, PaperInfo
 from kg.query.paperlists import Entry, full_lists, page_of, stored_blocks, stored_indexes
-from kg.query.sparql import iri_or_none, text, values
+from kg.query.sparql import chunks, iri_or_none, number, text, values
 from kg.rdf.mapping import BIBO
 from kg.types import EntityType
 
@@ -34,8 +35,16 @@ _FIELDS = (  # a paper's own fields, each one UNION branch (`?p ?k ?v` would als
 )
 
 
-PaperOrder = Literal["ID", "YEAR", "TITLE"]  # ID: identifier order; YEAR: newest first, then id; TITLE: A-Z
-ORDERS: tuple[PaperOrder, ...] = ("ID", "YEAR", "TITLE")
+PaperOrder = Literal["ID", "YEAR", "TITLE", "CONFIDENCE"]  # ID: identifier order; YEAR: newest first, then
+# id; TITLE: A-Z; CONFIDENCE: the strongest link to the filtered entities first, then id
+ORDERS: tuple[PaperOrder, ...] = ("ID", "YEAR", "TITLE", "CONFIDENCE")
+
+
+class BadOrder(ValueError):
+    """An order the list cannot have (CONFIDENCE without an entity filter)."""
+
+
+NEEDS_ENTITY = "orderBy CONFIDENCE needs an entity filter (dataset, task, method, model or domain)"
 _KEYS: dict[str, tuple[Callable[[PaperInfo], list[Any]], tuple[type, ...]]] = {
     "YEAR": (lambda p: [-(p.year or 0), p.id], (int, str)),  # no year: last
     "TITLE": (lambda p: [(p.title or "").casefold(), p.id], (str, str)),
@@ -61,7 +70,9 @@ def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
     fields += f" UNION {{ ?p <{BIBO}authorList> ?seq . ?seq ?k ?v }}"  # rdf:_1, rdf:_2 …: authors in order
-    for row in ctx.select(f"SELECT ?p ?k ?v WHERE {{ {values('p', nodes)} {fields} }}"):
+    query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
+    rows = (r for part in chunks(nodes) for r in ctx.select(query.format(values("p", part), fields)))
+    for row in rows:
         key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
         props[text(row, "p") or ""][key].append(text(row, "v") or "")
     out: dict[str, PaperInfo | None] = {}
@@ -102,14 +113,17 @@ def papers(
     year: int | None = None,
     venue: str | None = None,
     order: PaperOrder = "ID",
+    entity: str | None = None,
 ) -> Page[PaperInfo]:
     """Papers matching every given filter, in `order` (default identifier order).
 
     A name filter matches the canonical name or any alias (case-insensitive), takes every entity it matches,
     and, unless `include_narrower` is False, their variants and narrower entities (`kg:variantOf` and
     `skos:broader`, any depth: "semantic segmentation" finds the papers on "video semantic segmentation").
-    `entity_iris` (+ `relation`) restricts to papers linked to those entities. `year` is the year issued,
-    `venue` the venue (case-insensitive, whole name).
+    `entity_iris` (+ `relation`) restricts to papers linked to those entities, `entity` (an entity id such as
+    "dataset/imagenet") to the papers linked to that one entity, as its `papers` field lists them. `year` is
+    the year issued, `venue` the venue (case-insensitive, whole name). CONFIDENCE orders by each paper's most
+    confident link to any filtered entity (BadOrder without an entity filter).
     """
     names: list[tuple[str | None, EntityType]] = [
         (dataset, "Dataset"),
@@ -125,6 +139,11 @@ def papers(
     if entity_iris is not None:
         nodes = sorted({n.value for n in (iri_or_none(e) for e in entity_iris) if n is not None})
         groups.append((nodes, relation))
+    if entity is not None:
+        iri = iri_or_none(ctx.iris.entity_from_id(entity)) if ctx.iris.type_of_entity_id(entity) else None
+        groups.append(([iri.value] if iri is not None else [], None))
+    if order == "CONFIDENCE" and not groups:
+        raise BadOrder(NEEDS_ENTITY)
     plain = order == "ID" and year is None and venue is None
     if plain and search is None and len(groups) == 1 and groups[0][1] is None:
         found = _stored_slice(ctx, groups[0][0], first, after)
@@ -136,26 +155,98 @@ def papers(
     ids = _intersect(sets) if sets else _all_ids(ctx)
     if plain:
         return _pages(ctx, [ids], first, after)[0]
-    return _sorted_page(ctx, ids, year, venue, order, first, after)
+    key, types = _KEYS.get(order, (lambda p: [p.id], (str,)))
+    if order == "CONFIDENCE":
+        best = link_confidences(ctx, groups)
+        key, types = (lambda p: [-best.get(p.id, 0.0), p.id]), (float, str)
+    return _sorted_page(ctx, ids, year, venue, (order, key, types), first, after)
+
+
+SortKey = tuple[str, Callable[[PaperInfo], list[Any]], tuple[type, ...]]  # order, key, the key's types
 
 
 def _sorted_page(
-    ctx: QueryContext, ids: Sequence[str], year: int | None, venue: str | None, order: PaperOrder,
+    ctx: QueryContext, ids: Sequence[str], year: int | None, venue: str | None, sort: SortKey,
     first: int, after: str | None,
 ) -> Page[PaperInfo]:
-    """The page after `after` of these papers kept by year/venue, in `order`; the cursor is the sort key."""
-    infos = papers_by_iris(ctx, [ctx.iris.paper(i) for i in ids])
+    """The page after `after` of these papers kept by year/venue, in `sort`; the cursor is the sort key.
+    Filters and keys read only id, title, venue and year of every paper; whole records only for the page."""
+    facts = _sort_facts(ctx, [ctx.iris.paper(i) for i in ids])
     wanted = venue.casefold() if venue is not None else None
-    kept = [p for i in ids if (p := infos.get(ctx.iris.paper(i))) is not None
+    kept = [p for i in ids if (p := facts.get(ctx.iris.paper(i))) is not None
             and (year is None or p.year == year) and (wanted is None or (p.venue or "").casefold() == wanted)]
-    key, types = _KEYS.get(order, (lambda p: [p.id], (str,)))
+    order, key, types = sort
     kind = "p" if order == "ID" else f"p-{order.lower()}"
     ranked = sorted(kept, key=key)
     keys = [key(p) for p in ranked]
     start = bisect.bisect_right(keys, cursor.decode(kind, after, types)) if after else 0
-    items = tuple(ranked[start : start + first])
-    cursors = tuple(cursor.encode(kind, key(p)) for p in items)
+    chosen = ranked[start : start + first]
+    records = papers_by_iris(ctx, [p.iri for p in chosen])
+    items = tuple(records[p.iri] for p in chosen if p.iri in records)
+    cursors = tuple(cursor.encode(kind, key(p)) for p in chosen if p.iri in records)
     return Page(items, len(ranked), start + first < len(ranked), cursors[-1] if cursors else None, cursors)
+
+
+_SORT_FIELDS = ("dcterms:identifier", "dcterms:title", "kg:venue", "dcterms:issued")
+
+
+def _sort_facts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, PaperInfo]:
+    """Id, title, venue and year of each paper (what filters and orders read), 200 papers per query, cached
+    per store generation: a list of 50,000 papers never reads their abstracts."""
+    def fetch(missing: list[str]) -> dict[str, PaperInfo | None]:
+        fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _SORT_FIELDS)
+        query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
+        props: dict[str, dict[str, str]] = defaultdict(dict)
+        for part in chunks([NamedNode(i) for i in missing]):
+            for row in ctx.select(query.format(values("p", part), fields)):
+                key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
+                props[text(row, "p") or ""].setdefault(key, text(row, "v") or "")
+        out: dict[str, PaperInfo | None] = dict.fromkeys(missing)
+        for iri, f in props.items():
+            if "identifier" in f:
+                year = f.get("issued", "")
+                out[iri] = PaperInfo(id=f["identifier"], iri=iri, title=f.get("title"), venue=f.get("venue"),
+                                     year=int(year) if year.isdigit() else None)
+        return out
+
+    nodes = [n.value for n in {iri_or_none(i) for i in iris} if n is not None]
+    found = ctx.memo.per_node(ctx.store, "paper-sort", nodes, fetch, None) if nodes else {}
+    return {iri: info for iri, info in found.items() if info is not None}
+
+
+def link_confidences(
+    ctx: QueryContext, groups: Sequence[tuple[Sequence[str], str | None]]
+) -> dict[str, float]:
+    """Paper id -> the highest confidence of its links to any entity of these (entity IRIs, relation) groups
+    (a link without one counts 0). Cached per store generation: on a miss, one query per group and one per 500
+    links."""
+    key = ("link-confidence", tuple((tuple(sorted(set(g))), r) for g, r in groups))
+
+    def compute() -> dict[str, float]:
+        pairs: set[tuple[str, str, str]] = set()  # (paper IRI, relation, entity IRI)
+        for group, relation in groups:
+            if not group:
+                continue
+            preds = [ctx.term(relation)] if relation else list(ctx.relations)
+            branches = " UNION ".join(f"{{ ?p {r} ?e BIND({r} AS ?r) }}" for r in preds)  # not FILTER IN
+            scope = values("e", [NamedNode(e) for e in sorted(set(group))])
+            for row in ctx.select(f"SELECT ?p ?r ?e WHERE {{ {scope} {branches} }}"):
+                rel = (text(row, "r") or "").removeprefix(ctx.iris.ns)
+                pairs.add((text(row, "p") or "", rel, text(row, "e") or ""))
+        by_node = {ctx.iris.link(pid, rel, e): pid for p, rel, e in pairs
+                   if (pid := ctx.iris.paper_id(p)) is not None}
+        best = dict.fromkeys(by_node.values(), 0.0)
+        nodes = [NamedNode(n) for n in sorted(by_node)]
+        for i in range(0, len(nodes), 500):  # a link's confidence is its shared rule node's (kg.rdf.mapping)
+            rows = ctx.select(f"SELECT ?l ?c WHERE {{ {values('l', nodes[i:i + 500])} "
+                              "?l kg:by ?by . ?by kg:confidence ?c }")
+            for row in rows:
+                pid = by_node.get(text(row, "l") or "")
+                if pid is not None:
+                    best[pid] = max(best[pid], number(row, "c") or 0.0)
+        return best
+
+    return ctx.memo.get(ctx.store, key, compute, len)
 
 
 def _intersect(sets: list[tuple[str, ...]]) -> tuple[str, ...]:

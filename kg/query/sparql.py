@@ -7,7 +7,8 @@ user text is never SPARQL syntax. Multi-row VALUES blocks sit inside WHERE, wher
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from pyoxigraph import Literal, NamedNode
 
@@ -21,6 +22,16 @@ def prefixes(iris: Iris) -> str:
         f"PREFIX kg: <{iris.ns}>\nPREFIX dcterms: <{DCTERMS}>\nPREFIX skos: <{SKOS}>\n"
         f"PREFIX rdf: <{RDF}>\nPREFIX schema: <{SCHEMA}>\nPREFIX prov: <{PROV}>\nPREFIX xsd: <{XSD}>\n"
     )
+
+
+T = TypeVar("T")
+CHUNK = 200  # nodes per VALUES block when describing many: each answer stays far below a row cap (10,000)
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    """`items` in slices of `size`: a remote endpoint's row cap bounds each query, not the whole question."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def values(var: str, terms: Iterable[NamedNode | Literal]) -> str:

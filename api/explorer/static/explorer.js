@@ -35,17 +35,19 @@
   const ENTITY = `query Entity($id: ID!) { entity(id: $id) {
     id name type kind aliases paperCount paperCountWithNarrower resultCount
     broader { id name paperCount } narrower { id name paperCount } } }`;
-  const ENTITY_PAPERS = `query EntityPapers($id: ID!, $after: String, $type: EntityType) { entity(id: $id) {
-    papers(first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
-      edges { node { id title year venue url links(type: $type) { relation evidence confidence entity { id } } } } } } }`;
+  // Every paper list: an entity's papers (`entity`) or a contract question's (`dataset` … `domain`), in the
+  // order picked; /export/papers takes the same arguments, so its CSV/BibTeX is the same list.
+  const LIST_FILTERS = ["entity", "dataset", "task", "method", "model", "domain"];
+  const PAPER_LIST = `query PaperList($entity: ID, $dataset: String, $task: String, $method: String,
+    $model: String, $domain: String, $order: PaperOrder!, $after: String, $type: EntityType) {
+    papers(entity: $entity, dataset: $dataset, task: $task, method: $method, model: $model, domain: $domain,
+           orderBy: $order, first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+      edges { node { id title year venue url links(type: $type) { relation evidence confidence entity { id } } } } } }`;
   const TREND = `query Trend($id: ID!) { entity(id: $id) { trend { year papers share } } }`;
   const TRENDING = `query Trending($type: EntityType, $since: Int) {
     trending(type: $type, since: $since, first: 10) { since rise recentPapers earlierPapers
       entity { id name type paperCount trend { year papers share } } } }`;
   const USING = { Dataset: "dataset", Method: "method", Task: "task", Model: "model", Domain: "domain" };
-  const papersUsing = (arg) => `query Using($name: String!, $after: String) {
-    papers(${arg}: $name, first: 20, after: $after) { totalCount pageInfo { hasNextPage endCursor }
-      edges { node { id title year venue url } } } }`;
   const DEFENSES = `query Defenses($target: String, $against: String) {
     defenses(target: $target, against: $against) { id name type kind paperCount } }`;
   const ATTACKS = `query Attacks($target: String, $against: String) {
@@ -60,7 +62,7 @@
   // ---- state, kept whole in the URL -------------------------------------------------------------
   const TYPES = ["Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat"];
   const state = {
-    center: null, limit: 30, minConfidence: 0, hidden: new Set(), expanded: [], panel: null,
+    center: null, limit: 30, minConfidence: 0, hidden: new Set(), expanded: [], panel: null, order: "ID",
     styles: {}, linked: null, more: 0, rings: new Map(),
   };
   const nodes = new vis.DataSet();
@@ -328,6 +330,7 @@
     if (state.hidden.size) p.set("hide", [...state.hidden].sort().join(","));
     for (const x of state.expanded) p.append("expand", x);
     if (state.panel && state.panel !== state.center) p.set("panel", state.panel);
+    if (state.order !== "ID") p.set("order", state.order);
     const hash = `#${p}`;
     if (location.hash === hash) { lastHash = hash; return; }
     const was = new URLSearchParams(location.hash.slice(1)).get("node");
@@ -349,6 +352,7 @@
     }
     state.expanded = p.getAll("expand");
     state.panel = p.get("panel");
+    state.order = ORDERS.some(([o]) => o === p.get("order")) ? p.get("order") : "ID";
     const id = p.get("node");
     lastHash = location.hash;
     if (id) {
@@ -625,7 +629,7 @@
     if (e.broader.length) context.push(el("dt", {}, "Broader"), el("dd", {}, entityList(e.broader)));
     if (e.narrower.length) context.push(el("dt", {}, "Narrower"), el("dd", {}, entityList(e.narrower)));
     const near = ring ? ring.nodes.slice(1).filter((n) => n.type !== "Paper").slice(0, 10) : [];
-    const papers = el("ul", { class: "papers" });
+    const papers = el("div", { class: "paper-list" });
     const trend = el("div", { class: "trend" });
     body.replaceChildren(...[
       badge(e.type), el("h2", {}, e.name), actions(e.id),
@@ -641,10 +645,7 @@
           (ring.counted < ring.paperCount ? "≈ " : "") + plural(n.shared, "paper"))))) : null,
       el("h3", { class: "papers-head" }, `Papers (${e.paperCount.toLocaleString("en")})`), papers,
     ].filter(Boolean));
-    pagedPapers(papers, async (after) => {
-      const data = await gql(ENTITY_PAPERS, { id: e.id, after, type: e.type.toUpperCase() });
-      return data.entity.papers;
-    }, e.id);
+    paperList(papers, { entity: e.id }, e.name, { entityId: e.id, type: e.type.toUpperCase() });
     drawTrend(trend, e);
     for (const hook of api.panelHooks) {
       try { hook(e, body); } catch (err) { console.error(err); }
@@ -678,6 +679,30 @@
     }
   }
 
+  // ---- paper lists: a sort (kept in the URL as `order`) and CSV/BibTeX of the same list -----------------
+  const ORDERS = [["ID", "Identifier"], ["YEAR", "Newest first"], ["TITLE", "Title"],
+                  ["CONFIDENCE", "Link confidence"]];
+  // `filter` holds the list's arguments (one of LIST_FILTERS); `opts.entityId` shows that entity's evidence.
+  function paperList(box, filter, label, opts = {}) {
+    const args = Object.fromEntries(LIST_FILTERS.map((k) => [k, filter[k] ?? null]));
+    const sort = el("select", { class: "paper-order", "aria-label": "Sort papers" },
+      ...ORDERS.map(([o, text]) => el("option", o === state.order ? { value: o, selected: "" } : { value: o }, text)));
+    sort.addEventListener("change", () => {
+      state.order = sort.value;
+      writeHash();
+      paperList(box, filter, label, opts);
+    });
+    const query = new URLSearchParams({ ...filter, order: state.order });
+    const name = `${String(label).replace(/[^A-Za-z0-9._-]+/g, "-")}-papers`;
+    const exports = [["csv", "CSV", "csv"], ["bibtex", "BibTeX", "bib"]].map(([fmt, text, ext]) =>
+      el("a", { class: "export", "data-format": fmt, href: `/export/papers?${query}&format=${fmt}`,
+                download: `${name}.${ext}`, title: `This list as ${text} (at most 1,000 papers)` }, text));
+    const ul = el("ul", { class: opts.listClass || "papers" });
+    box.replaceChildren(el("p", { class: "list-tools" }, el("label", {}, "Sort ", sort), ...exports), ul);
+    return pagedPapers(ul, async (after) => (await gql(PAPER_LIST, {
+      ...args, order: state.order, after, type: opts.type || null })).papers, opts.entityId || null);
+  }
+
   // One-click contract questions: papers(dataset|method|task|model|domain: X), defenses|attacks(target|against: X).
   async function ask(kind, name, type) {
     panel.hidden = false;
@@ -687,10 +712,10 @@
                          el("p", { class: "muted" }, "Loading…"));
     try {
       if (kind === "using") {
-        const ul = el("ul", { class: "papers answer" });
-        body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title), ul);
+        const box = el("div", { class: "paper-list" });
+        body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title), box);
         const arg = USING[type] || await guessArg(name);
-        await pagedPapers(ul, async (after) => (await gql(papersUsing(arg), { name, after })).papers, null);
+        await paperList(box, { [arg]: name }, name, { listClass: "papers answer" });
         return;
       }
       const found = (await gql(field === "attacks" ? ATTACKS : DEFENSES, { [arg]: name }))[field];
