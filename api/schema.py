@@ -158,6 +158,15 @@ class Query(ResultsQuery):
     ) -> list[Entity]:
         return [Entity.of(e) for e in await off_loop(q.defenses, info.context.query, target, against)]
 
+    @strawberry.field(
+        description="Attacks by role: what papers propose to attack with, whatever its kind, on a domain "
+        "(`target`, or a narrower one) and/or realising a threat (`against`, or a narrower one or variant)."
+    )
+    async def attacks(
+        self, info: ApiInfo, target: str | None = None, against: str | None = None
+    ) -> list[Entity]:
+        return [Entity.of(e) for e in await off_loop(q.attacks, info.context.query, target, against)]
+
     @strawberry.field(description="The k-hop subgraph around a paper or entity id, best-connected first.")
     async def neighborhood(
         self, info: ApiInfo, id: strawberry.ID, depth: int = 1, limit: int = 50

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 import strawberry
 
 from api.context import ApiInfo
+from api.counts import EntityCounts
 from api.errors import PublicError
 from api.page import Connection, check_range
 from api.records import from_record
@@ -115,14 +116,16 @@ PaperConnection = Connection[Paper]  # strawberry names it "PaperConnection"
 
 
 @strawberry.type
-class Entity(EntityMetrics):
+class Entity(EntityMetrics, EntityCounts):
     id: strawberry.ID
     iri: str
     name: str
     type: EntityType
     kind: str | None
     aliases: list[str]
-    paper_count: int
+    paper_count: int = strawberry.field(
+        description="Papers linking this entity directly, by any relation (not its narrower entities or "
+        "variants: paperCountWithNarrower).")
 
     @strawberry.field(description="Papers linked to this entity (by `relation` if given), in id order.")
     async def papers(

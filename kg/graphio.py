@@ -20,9 +20,10 @@ from kg.query.graph import Ring
 from kg.query.model import EntityInfo, Subgraph
 from kg.query.sparql import number, text, values
 from kg.rdf.iris import SKOS
+from kg.types import ENTITY_RELATIONS as ENTITY_RELATION_NAMES
 
 FORMATS = ("graphml", "gexf", "cyjs")
-ENTITY_RELATIONS = ("defendsAgainst", "targetsDomain", "variantOf")
+ENTITY_RELATIONS = tuple(r for r in ENTITY_RELATION_NAMES if r != "broader")  # skos:broader apart
 _PAGE = 100
 
 
@@ -74,7 +75,7 @@ def _add_edge(g: nx.MultiDiGraph, source: str, target: str, relation: str, confi
 
 
 def _add_entity_relations(ctx: QueryContext, g: nx.MultiDiGraph, unlinked: bool = False) -> None:
-    """entity→entity edges (defendsAgainst, targetsDomain, variantOf, broader), best confidence per triple;
+    """entity→entity edges (kg.types.ENTITY_RELATIONS: roles, variantOf, broader), best confidence per triple;
     only between entities already in `g` (linked by papers) unless `unlinked`."""
     rels = [ctx.term(r) for r in ENTITY_RELATIONS] + [NamedNode(SKOS + "broader")]
     rows = ctx.select(

@@ -33,7 +33,9 @@ PAPER_RELATIONS: tuple[str, ...] = (
     "studiesThreat",
 )
 # Ontology properties linking one entity to another.
-ENTITY_RELATIONS: tuple[str, ...] = ("defendsAgainst", "targetsDomain", "variantOf", "broader")
+ENTITY_RELATIONS: tuple[str, ...] = (
+    "defendsAgainst", "targetsDomain", "realizesThreat", "attacksDomain", "variantOf", "broader"
+)
 
 
 @dataclass(frozen=True, slots=True)

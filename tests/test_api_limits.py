@@ -145,7 +145,7 @@ LITERAL_COST = ("query cost 7,696,427 exceeds the limit of 100,000; ask for fewe
 
 def test_introspection_counts_toward_the_cost(server: Server, client: httpx.Client) -> None:
     [error] = gql(client, server, INTROSPECTION_15).json()["errors"]
-    assert error["message"].startswith("query cost 429,900 exceeds the limit of 100,000")
+    assert error["message"].startswith("query cost 438,375 exceeds the limit of 100,000")
 
 
 def test_graphiqls_introspection_query_still_answers(server: Server, client: httpx.Client) -> None:

@@ -1,5 +1,5 @@
-"""`kg papers` (filtered, ordered), `kg search TEXT`, `kg defenses` and `kg trending`: a rich table in the
-terminal, or `--format csv|json` (`kg papers` also `bibtex`)."""
+"""`kg papers` (filtered, ordered), `kg search TEXT`, `kg defenses`, `kg attacks` and `kg trending`: a rich
+table in the terminal, or `--format csv|json` (`kg papers` also `bibtex`)."""
 
 from __future__ import annotations
 
@@ -139,10 +139,30 @@ def defenses(
     """What papers propose to defend (whatever its kind), optionally by the domain and the attack."""
     from kg.query import defenses as find
 
+    _by_role(find, "defenses", target, against, fmt, store, base_iri)
+
+
+@app.command()
+def attacks(
+    target: Annotated[str | None, typer.Option("--target", help="Attacks on this domain.")] = None,
+    against: Annotated[str | None, typer.Option("--against", help="Attacks realising this threat.")] = None,
+    fmt: TableFormat = "table",
+    store: StoreOpt = "./kg-data",
+    base_iri: BaseOpt = DEFAULT_BASE_IRI,
+) -> None:
+    """What papers propose to attack with (whatever its kind), optionally by the domain and the threat."""
+    from kg.query import attacks as find
+
+    _by_role(find, "attacks", target, against, fmt, store, base_iri)
+
+
+def _by_role(find: Callable[[Any, str | None, str | None], list[Any]], what: str, target: str | None,
+             against: str | None, fmt: str, store: str, base_iri: str) -> None:
+    """The entities playing a role (kg.query.defenses, kg.query.attacks) as a table, CSV or JSON."""
     _check(fmt, ("table", "csv", "json"))
     found = _read(store, base_iri, lambda ctx: find(ctx, target, against))
     records = [{"id": e.id, "name": e.name, "type": e.type, "papers": e.paper_count} for e in found]
-    _emit(records, fmt, ("id", "name", "type", "papers"), f"{len(records)} defenses")
+    _emit(records, fmt, ("id", "name", "type", "papers"), f"{len(records)} {what}")
 
 
 @app.command("trending")

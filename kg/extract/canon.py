@@ -560,7 +560,13 @@ def _drop_nested(ms: list[Mention]) -> list[Mention]:
 # defending ("Defense-GAN", a Framework; "PixelDefend", a Model), unless that sentence says it evades them.
 _DEFENDS = re.compile(
     r"\b(?:defen[cs]e[sd]?|defend\w*|mitigat\w*|purif\w*|safeguard\w*|protect\w*|certifi\w*|immuni[sz]\w*|"
-    r"detect\w*|robustif\w*)",
+    r"detect\w*|robustif\w*|thwart\w*|countermeasure\w*)",
+    re.I,
+)
+# "… (PBA) to defend against the NAW attack": a purpose that outweighs a head noun that made the kind Attack.
+_TO_DEFEND = re.compile(
+    r"\b(?:to|for|that|which)\s+(?:\w+\s+){0,2}"
+    r"(?:defen[cds]|protect|mitigat|thwart|safeguard|counter(?:s|ing|act\w*)?\b|detect|purif)",
     re.I,
 )
 _EVADES = re.compile(
@@ -568,34 +574,72 @@ _EVADES = re.compile(
 )
 
 
-def _defends(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
-    if e.get("kind") == "Attack" or e["type"] not in ("Method", "Model"):
-        return False
+def _sentence_of(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> str:
     start = int(e["start"])
-    sentence = next((text[a:b] for a, b in sents if a <= start < b), text[start : int(e["end"])])
+    return next((text[a:b] for a, b in sents if a <= start < b), text[start : int(e["end"])])
+
+
+def _defends(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
+    if e["type"] not in ("Method", "Model"):
+        return False
+    sentence = _sentence_of(e, text, sents)
+    if e.get("kind") == "Attack" and not _TO_DEFEND.search(sentence):
+        return False
     if _EVADES.search(sentence):  # "a stealthy backdoor that evades existing defenses"
         return False
     return e.get("kind") == "Defense" or bool(_DEFENDS.search(e["name"]) or _DEFENDS.search(sentence))
 
 
+# An attack by role: the sentence proposing it (or its name) speaks of attacking, jailbreaking, poisoning,
+# evading, fooling, bypassing or extracting, and it is no defense; "robust to attacks" and "improves
+# robustness" are a defender's words.
+_ATTACKS = re.compile(
+    r"\b(?:attack\w*|jailbr\w*|poison\w*|evad\w*|evasion|fool\w*|bypass\w*|circumvent\w*|"
+    r"extract(?:s|ed|ing)?\b|steal\w*|hijack\w*|backdoor\w*|trojan\w*)",  # "relation extraction" is a task
+    re.I,
+)
+_RESISTS = re.compile(
+    r"\b(?:robust\w*|resilien\w*|resist\w*|withstand\w*|secur\w*|immune)\s+(?:\w+\s+){0,2}(?:to|against)\s+"
+    r"(?:[\w-]+\s+){0,3}(?:attack|adversar|jailbr|poison|backdoor|threat)"
+    r"|\b(?:improv\w*|enhanc\w*|boost\w*|increas\w*|strengthen\w*)\s+(?:\w+\s+){0,3}robustness",
+    re.I,
+)
+
+
+def _attacks(e: dict[str, Any], text: str, sents: list[tuple[int, int]]) -> bool:
+    if e["type"] not in ("Method", "Model") or _defends(e, text, sents):  # a kind alone defends nothing
+        return False
+    sentence = _sentence_of(e, text, sents)
+    if _RESISTS.search(sentence):
+        return False
+    return e.get("kind") == "Attack" or bool(_ATTACKS.search(e["name"]) or _ATTACKS.search(sentence))
+
+
+# A role's relations: to the paper's threats, to its domains.
+_ROLES = (
+    (_defends, "Defense", "defendsAgainst", "targetsDomain"),
+    (_attacks, "Attack", "realizesThreat", "attacksDomain"),
+)
+
+
 def _relations(
     entities: list[dict[str, Any]], text: str, sents: list[tuple[int, int]]
 ) -> list[dict[str, Any]]:
-    """defender → defendsAgainst → threat, defender → targetsDomain → domain, within one paper of a threat:
-    a defender is a proposal whose kind is Defense or whose role is (`_defends`)."""
+    """defender → defendsAgainst → threat, defender → targetsDomain → domain, and attacker → realizesThreat
+    → threat, attacker → attacksDomain → domain, within one paper of a threat: a defender (an attacker) is a
+    proposal whose kind is Defense (Attack) or whose role is (`_defends`, `_attacks`)."""
     out: list[dict[str, Any]] = []
     threat = any(e["type"] == "Threat" for e in entities)
-    defenders = [
-        e
-        for e in entities
-        if e["relation"] in PROPOSE
-        and (threat or e.get("kind") == "Defense")
-        and _defends(e, text, sents)
-    ]
-    for d in defenders:
-        for e in entities:
-            if e["type"] == "Threat":
-                out.append({"subject": d, "relation": "defendsAgainst", "object": e})
-            elif e["type"] == "Domain":
-                out.append({"subject": d, "relation": "targetsDomain", "object": e})
+    for role, kind, to_threat, to_domain in _ROLES:
+        actors = [
+            e
+            for e in entities
+            if e["relation"] in PROPOSE and (threat or e.get("kind") == kind) and role(e, text, sents)
+        ]
+        for d in actors:
+            for e in entities:
+                if e["type"] == "Threat":
+                    out.append({"subject": d, "relation": to_threat, "object": e})
+                elif e["type"] == "Domain":
+                    out.append({"subject": d, "relation": to_domain, "object": e})
     return out

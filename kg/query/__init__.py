@@ -6,7 +6,7 @@ batched variants (`*_by_iris`, `links_by_paper`, `broader`, `related`) answer ma
 
 from kg.query.context import QueryContext
 from kg.query.cursor import BadCursor
-from kg.query.entities import broader, defenses, entities, entities_by_iris, entity, related, resolve
+from kg.query.entities import attacks, broader, defenses, entities, entities_by_iris, entity, related, resolve
 from kg.query.graph import neighborhood, node_iri, ring
 from kg.query.hits import search
 from kg.query.links import links, links_by_paper
@@ -25,6 +25,7 @@ __all__ = [
     "SearchHit",
     "Stats",
     "Subgraph",
+    "attacks",
     "broader",
     "defenses",
     "entities",

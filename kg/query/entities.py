@@ -1,4 +1,4 @@
-"""Entities: by id or name, ranked lists, broader/narrower, co-occurrence and defenses; batched by IRI."""
+"""Entities: by id or name, ranked lists, broader/narrower, co-occurrence, roles (defenses, attacks)."""
 
 from __future__ import annotations
 
@@ -257,30 +257,58 @@ def defenses(ctx: QueryContext, target: str | None = None, against: str | None =
     """Defenses by role: entities some paper proposes to defend against a threat or for a domain
     (`kg:defendsAgainst`, `kg:targetsDomain`, whatever their kind), that target `target` (or a narrower
     domain) and defend against `against` (cached per store generation)."""
-    key = ("defenses", target, against)
-    found = ctx.memo.get(ctx.store, key, lambda: tuple(_defenses(ctx, target, against)), lambda f: len(f) + 1)
+    return _by_role(ctx, _DEFENSE, target, against)
+
+
+def attacks(ctx: QueryContext, target: str | None = None, against: str | None = None) -> list[EntityInfo]:
+    """Attacks by role: entities some paper proposes to attack with, realising a threat or aimed at a domain
+    (`kg:realizesThreat`, `kg:attacksDomain`, whatever their kind), that attack `target` (or a narrower
+    domain) and realise `against` (the threat, or a narrower one or variant; cached per store generation)."""
+    return _by_role(ctx, _ATTACK, target, against)
+
+
+# A role (written by kg.extract.canon._relations): its name, the pattern an entity with it matches, its
+# relation to the threat and to the domain. A kind alone makes no defense ("a stealthy backdoor that evades
+# existing defenses" is not one).
+_Role = tuple[str, str, str, str]
+_DEFENSE: _Role = ("defenses", '{ ?d kg:defendsAgainst ?threat } UNION { ?d kg:kind "Defense" ; '
+                   'kg:targetsDomain ?domain }', "kg:defendsAgainst", "kg:targetsDomain")
+_ATTACK: _Role = ("attacks", "{ ?d kg:realizesThreat ?threat } UNION { ?d kg:attacksDomain ?domain }",
+                  "kg:realizesThreat", "kg:attacksDomain")
+
+
+def _by_role(ctx: QueryContext, role: _Role, target: str | None, against: str | None) -> list[EntityInfo]:
+    key = (role[0], target, against)
+    found = ctx.memo.get(ctx.store, key, lambda: tuple(_role_players(ctx, role, target, against)),
+                         lambda f: len(f) + 1)
     return list(found)
 
 
-def _defenses(ctx: QueryContext, target: str | None, against: str | None) -> list[EntityInfo]:
-    # The role, written by the extractor for what a paper proposes to defend (kg.extract.canon._defends); a
-    # kind alone makes no defense ("a stealthy backdoor that evades existing defenses" is not one).
-    parts = ['{ ?d kg:defendsAgainst ?threat } UNION { ?d kg:kind "Defense" ; kg:targetsDomain ?domain }']
+def _role_players(ctx: QueryContext, role: _Role, target: str | None,
+                  against: str | None) -> list[EntityInfo]:
+    _, has_role, to_threat, to_domain = role
+    parts = [has_role]
     # The narrower closures are resolved first, in their own query: Virtuoso 7.2 drops rows when a `*`
     # path is joined with the UNION below in one query (tests/test_store_virtuoso.py).
     if target is not None:
         domains = _closure(ctx, "skos:broader+", resolve(ctx, target))
         vx = values("x", domains)  # inside each branch: after the UNION, Oxigraph reads every proposal
-        parts.append(f"{{ ?d kg:targetsDomain ?x {vx} }} UNION "
+        parts.append(f"{{ ?d {to_domain} ?x {vx} }} UNION "
                      f"{{ ?pt kg:proposes ?d ; kg:targetsDomain ?x {vx} }}")
     if against is not None:
         threats = _closure(ctx, _EXPAND_PLUS, resolve(ctx, against))
         vy = values("y", threats)
-        parts.append(f"{{ ?d kg:defendsAgainst ?y {vy} }} UNION "
+        parts.append(f"{{ ?d {to_threat} ?y {vy} }} UNION "
                      f"{{ ?pa kg:proposes ?d ; kg:studiesThreat ?y {vy} }}")
     rows = ctx.select(f"SELECT DISTINCT ?d WHERE {{ {' '.join(parts)} }}")
     found = entities_by_iris(ctx, [text(r, "d") or "" for r in rows]).values()
     return sorted(found, key=lambda e: (-e.paper_count, e.name.lower(), e.id))
+
+
+def with_narrower(ctx: QueryContext, iris: Sequence[str]) -> list[str]:
+    """`iris` and every entity narrower than or a variant of one of them, at any depth (skos:broader+,
+    kg:variantOf+), sorted."""
+    return [n.value for n in _closure(ctx, _EXPAND_PLUS, iris)]
 
 
 def _closure(ctx: QueryContext, path: str, iris: Sequence[str]) -> list[NamedNode]:

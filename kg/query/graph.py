@@ -74,7 +74,8 @@ def _neighborhood(ctx: QueryContext, node_id: str, depth: int, limit: int) -> Su
 
 
 def _relations(ctx: QueryContext) -> list[NamedNode]:
-    extra = [ctx.term("defendsAgainst"), ctx.term("variantOf"), NamedNode(SKOS + "broader")]
+    extra = [ctx.term(r) for r in ("defendsAgainst", "realizesThreat", "attacksDomain", "variantOf")]
+    extra.append(NamedNode(SKOS + "broader"))
     return [*ctx.relations, *extra]
 
 

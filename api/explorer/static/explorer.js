@@ -33,7 +33,8 @@
   const PAPER = `query Paper($id: ID!) { paper(id: $id) { id title abstract venue year url doi authors codeUrls
     links { relation evidence confidence entity { id name type aliases } } } }`;
   const ENTITY = `query Entity($id: ID!) { entity(id: $id) {
-    id name type kind aliases paperCount broader { id name paperCount } narrower { id name paperCount } } }`;
+    id name type kind aliases paperCount paperCountWithNarrower resultCount
+    broader { id name paperCount } narrower { id name paperCount } } }`;
   // Every paper list: an entity's papers (`entity`) or a contract question's (`dataset` … `domain`), in the
   // order picked; /export/papers takes the same arguments, so its CSV/BibTeX is the same list.
   const LIST_FILTERS = ["entity", "dataset", "task", "method", "model", "domain"];
@@ -49,6 +50,14 @@
   const USING = { Dataset: "dataset", Method: "method", Task: "task", Model: "model", Domain: "domain" };
   const DEFENSES = `query Defenses($target: String, $against: String) {
     defenses(target: $target, against: $against) { id name type kind paperCount } }`;
+  const ATTACKS = `query Attacks($target: String, $against: String) {
+    attacks(target: $target, against: $against) { id name type kind paperCount } }`;
+  // The role questions a panel asks: [field, argument, title]; "target"/"against" are defenses'.
+  const ROLES = {
+    target: ["defenses", "target", "Defenses for"], against: ["defenses", "against", "Defenses against"],
+    "attacks-target": ["attacks", "target", "Attacks on"],
+    "attacks-against": ["attacks", "against", "Attacks realising"],
+  };
 
   // ---- state, kept whole in the URL -------------------------------------------------------------
   const TYPES = ["Task", "Dataset", "Method", "Metric", "Model", "Domain", "Threat"];
@@ -579,6 +588,23 @@
       el("span", { class: "count" }, plural(x.paperCount, "paper")))));
   }
 
+  // "N papers link it · M with narrower · R results": GraphQL's paperCount, paperCountWithNarrower (shown
+  // when it differs) and resultCount (datasets only), each saying what it counts.
+  function counts(e) {
+    const count = (key, title, text) => el("span", { "data-count": key, title }, text);
+    const parts = [count("papers", "papers linking it directly",
+      `${plural(e.paperCount, "paper")} link${e.paperCount === 1 ? "s" : ""} it`)];
+    if (e.paperCountWithNarrower !== e.paperCount) {
+      parts.push(" · ", count("narrower", "papers linking it, a narrower entity or a variant, each once",
+        `${e.paperCountWithNarrower.toLocaleString("en")} with narrower`));
+    }
+    if (e.resultCount != null) {
+      parts.push(" · ", count("results", "results reported on it, its variants and narrower datasets",
+        plural(e.resultCount, "result")));
+    }
+    return el("dd", { class: "counts" }, ...parts);
+  }
+
   function renderEntity(found) {
     const e = { ...found, type: titleCase(found.type) }; // the GraphQL enum is upper case ("DATASET")
     const ring = state.rings.get(e.id);
@@ -590,10 +616,14 @@
     if (e.type === "Domain") {
       asks.push(el("button", { type: "button", class: "ask", "data-ask": "target",
                                onclick: () => ask("target", e.name) }, `Defenses for ${e.name}`));
+      asks.push(el("button", { type: "button", class: "ask", "data-ask": "attacks-target",
+                               onclick: () => ask("attacks-target", e.name) }, `Attacks on ${e.name}`));
     }
     if (e.type === "Threat") {
       asks.push(el("button", { type: "button", class: "ask", "data-ask": "against",
                                onclick: () => ask("against", e.name) }, `Defenses against ${e.name}`));
+      asks.push(el("button", { type: "button", class: "ask", "data-ask": "attacks-against",
+                               onclick: () => ask("attacks-against", e.name) }, `Attacks realising ${e.name}`));
     }
     const context = [];
     if (e.broader.length) context.push(el("dt", {}, "Broader"), el("dd", {}, entityList(e.broader)));
@@ -606,7 +636,7 @@
       el("dl", {},
         el("dt", {}, "Kind"), el("dd", {}, e.kind || "–"),
         el("dt", {}, "Aliases"), el("dd", {}, e.aliases.length ? e.aliases.join(", ") : "–"),
-        el("dt", {}, "Papers"), el("dd", {}, e.paperCount.toLocaleString("en")), ...context),
+        el("dt", {}, "Counts"), counts(e), ...context),
       asks.length ? el("p", { class: "asks" }, ...asks) : null,
       trend,
       near.length ? el("h3", {}, "Shares most papers with") : null,
@@ -673,11 +703,11 @@
       ...args, order: state.order, after, type: opts.type || null })).papers, opts.entityId || null);
   }
 
-  // One-click contract questions: papers(dataset|method|task|model|domain: X), defenses(target|against: X).
+  // One-click contract questions: papers(dataset|method|task|model|domain: X), defenses|attacks(target|against: X).
   async function ask(kind, name, type) {
     panel.hidden = false;
-    const title = kind === "using" ? `Papers using ${name}`
-      : kind === "against" ? `Defenses against ${name}` : `Defenses for ${name}`;
+    const [field, arg, asked] = ROLES[kind] || ROLES.target;
+    const title = kind === "using" ? `Papers using ${name}` : `${asked} ${name}`;
     body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title),
                          el("p", { class: "muted" }, "Loading…"));
     try {
@@ -688,10 +718,9 @@
         await paperList(box, { [arg]: name }, name, { listClass: "papers answer" });
         return;
       }
-      const vars = kind === "against" ? { against: name } : { target: name };
-      const { defenses } = await gql(DEFENSES, vars);
+      const found = (await gql(field === "attacks" ? ATTACKS : DEFENSES, { [arg]: name }))[field];
       body.replaceChildren(el("span", { class: "badge ask" }, "Answer"), el("h2", {}, title),
-        defenses.length ? entityList(defenses) : el("p", { class: "muted" }, "No defenses found."));
+        found.length ? entityList(found) : el("p", { class: "muted" }, `No ${field} found.`));
       body.querySelector("ul")?.classList.add("answer");
     } catch (err) {
       body.append(el("p", { class: "error" }, `Could not answer: ${err.message}`));
