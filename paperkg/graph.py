@@ -154,6 +154,12 @@ class Graph:
         return Results(tuple(found), len(found), EntityInfo)
 
     @_one_line
+    def attacks(self, *, target: str | None = None, against: str | None = None) -> Results[EntityInfo]:
+        """Methods proposed to attack a domain (or a narrower one) and/or to realise a threat, of any kind."""
+        found = q.attacks(self.ctx, target, against)
+        return Results(tuple(found), len(found), EntityInfo)
+
+    @_one_line
     def search(self, text: str, *, first: int = 10) -> Results[SearchHit]:
         """Ranked full-text hits over titles, abstracts and entity names."""
         found = q.search(self.ctx, text, first) if self.endpoint is None else self._served_search(text, first)

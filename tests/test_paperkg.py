@@ -3,6 +3,7 @@ and over HTTP, with the answers as records, DataFrames, networkx graphs and an r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -243,3 +244,23 @@ def test_graphql_orders_by_citations_and_shows_the_count(server: Server) -> None
     assert [e["node"] for e in body["data"]["papers"]["edges"]] == [
         {"id": "10.5555/paperkg.2024.001", "citations": 12},
         {"id": "https://openalex.org/W4409876543", "citations": 0}]
+
+
+
+
+def test_defenses_are_graphqls(kg: paperkg.Graph, server: Server) -> None:
+    body = httpx.post(server.url + "/graphql", json={"query": "{ defenses { id } }"}, timeout=60).json()
+    assert [e["id"] for e in body["data"]["defenses"]] == [e.id for e in kg.defenses()] != []
+
+
+def test_attacks_are_found_by_the_threat_they_realise(tmp_path: Path) -> None:
+    paper = {"id": "attack-1", "title": "ShadowPoison: Stealthy Backdoor Attacks on Large Language Models",
+             "abstract": "Backdoor attacks threaten large language models. We propose ShadowPoison, a "
+                         "backdoor attack that poisons a small fraction of the instruction-tuning data and "
+                         "evades existing defenses. ShadowPoison reaches a 95% attack success rate."}
+    source = tmp_path / "attack.jsonl"
+    source.write_text(json.dumps(paper) + "\n", encoding="utf-8")
+    paperkg.build([source], tmp_path / "kg-data")
+    with paperkg.open(tmp_path / "kg-data") as graph:
+        assert [e.name for e in graph.attacks(against="backdoor attack")] == ["ShadowPoison"]
+        assert [e.name for e in graph.defenses()] == []
