@@ -187,14 +187,19 @@ class Graph:
     def leaderboard(self, dataset: str | None = None, *, metric: str | None = None, task: str | None = None,
                     include_low_confidence: bool = False, first: int | None = None) -> Results[ResultInfo]:
         """Reported results, ranked per board (one metric on one dataset and split), then improvements
-        (deltas, ratios) unranked; rows of low confidence are left out unless asked for, as in GraphQL."""
+        (deltas, ratios) unranked; rows of low confidence are left out unless asked for, as in GraphQL, and
+        counted in `.hidden`."""
         if dataset is None and metric is None and task is None:
             raise QueryError("leaderboard needs at least one of dataset, metric, task")
+        hidden = 0
 
         def fetch(size: int, after: str | None) -> Page[ResultInfo]:
+            nonlocal hidden
             found = board(self.ctx, dataset, metric, task, size, after, include_low=include_low_confidence)
+            hidden = found.hidden
             return found.page
-        return _collect(fetch, first, ResultInfo, self.page_size)
+        rows = _collect(fetch, first, ResultInfo, self.page_size)
+        return Results(rows.items, rows.total, ResultInfo, hidden)
 
     # --- maps -----------------------------------------------------------------------------------------
     @_one_line

@@ -133,6 +133,7 @@ class Results(Generic[T]):
     items: tuple[T, ...]
     total: int
     record: type | None = None  # the records' class: an empty list's DataFrame still has its columns
+    hidden: int = 0  # a leaderboard's rows of low confidence left out (include_low_confidence shows them)
 
     def __iter__(self) -> Iterator[T]:
         return iter(self.items)

@@ -264,3 +264,8 @@ def test_attacks_are_found_by_the_threat_they_realise(tmp_path: Path) -> None:
     with paperkg.open(tmp_path / "kg-data") as graph:
         assert [e.name for e in graph.attacks(against="backdoor attack")] == ["ShadowPoison"]
         assert [e.name for e in graph.defenses()] == []
+
+
+def test_a_leaderboard_counts_the_rows_of_low_confidence_it_leaves_out(kg: paperkg.Graph) -> None:
+    shown, everything = kg.leaderboard("Exchange"), kg.leaderboard("Exchange", include_low_confidence=True)
+    assert (len(shown), shown.hidden, len(everything), everything.hidden) == (0, 1, 1, 0)
