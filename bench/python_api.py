@@ -48,10 +48,9 @@ QUESTIONS: dict[str, Callable[[paperkg.Graph], object]] = {
 
 
 def size(answer: object) -> int:
-    for attr in ("number_of_nodes",):
-        if hasattr(answer, attr):
-            return int(getattr(answer, attr)())
-    return len(answer)  # type: ignore[arg-type]
+    """Rows of a list or frame, nodes of a graph."""
+    nodes = getattr(answer, "number_of_nodes", None)
+    return int(nodes()) if nodes is not None else len(answer)  # type: ignore[arg-type]
 
 
 def timed(open_graph: Callable[[], paperkg.Graph]) -> dict[str, dict[str, Any]]:

@@ -19,6 +19,7 @@ from kg.types import EntityType
 from paperkg.results import Results, SparqlResult, typed
 
 if TYPE_CHECKING:
+    import httpx
     import networkx as nx
     import rdflib
     from pyoxigraph import BlankNode, NamedNode, Triple
@@ -82,6 +83,7 @@ class Graph:
                  endpoint: str | None = None) -> None:
         self.store = store
         self.endpoint = endpoint  # the SPARQL endpoint of a `kg serve` this graph is connected to
+        self._http: httpx.Client | None = None  # one keep-alive client for its GraphQL questions
         self.base_iri = base_iri
         self.ctx = q.QueryContext.open(store, base_iri, timeout_s)
         self.page_size = PAGE  # records per query while a list is collected
@@ -231,6 +233,7 @@ class Graph:
         """Papers, links per relation, entities per type and triples."""
         return q.stats(self.ctx)
 
+    @_one_line
     def sparql(self, query: str) -> SparqlResult:
         """A read-only SPARQL SELECT (`kg:`, `dcterms:`, `skos:`… predeclared); counts come back as int."""
         from kg.cli.sparqltext import with_prefixes
@@ -242,10 +245,7 @@ class Graph:
             raise QueryError(str(exc)) from None
         if checked.form != "SelectQuery":
             raise QueryError("sparql() runs SELECT queries; use .dataset for the others")
-        try:
-            rows = self.store.select(checked.text, None, timeout_s=self.ctx.timeout_s)
-        except StoreError as exc:
-            raise QueryError(str(exc).splitlines()[0]) from None
+        rows = self.store.select(checked.text, None, timeout_s=self.ctx.timeout_s)
         columns = tuple(checked.variables) if checked.variables else tuple(
             dict.fromkeys(v for row in rows for v in row))
         return SparqlResult(columns, tuple({c: _value(row.get(c)) for c in columns} for row in rows))
@@ -270,7 +270,9 @@ class Graph:
         return ds
 
     def close(self) -> None:
-        """Close the store (a local one is unlocked for writers again)."""
+        """Close the store (a local one is unlocked for writers again) and the connection to a server."""
+        if self._http is not None:
+            self._http.close()
         self.store.close()
 
     def __enter__(self) -> Graph:
@@ -285,10 +287,10 @@ class Graph:
 
         assert self.endpoint is not None
         url = self.endpoint.removesuffix("/sparql") + "/graphql"
+        if self._http is None:
+            self._http = httpx.Client(timeout=self.ctx.timeout_s or 60.0)
         try:
-            resp = httpx.post(url, json={"query": query, "variables": variables},
-                              timeout=self.ctx.timeout_s or 60.0)
-            body = resp.json()
+            body = self._http.post(url, json={"query": query, "variables": variables}).json()
         except (httpx.HTTPError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise QueryError(f"{url}: {reason}") from None
@@ -301,17 +303,13 @@ class Graph:
         """The server's ranked hits (its full-text index), as records read through the query layer."""
         hits = self._graphql("query($t: String!, $n: Int!) { search(text: $t, first: $n) "
                              "{ score paper { id } entity { id } } }", {"t": text, "n": first})["search"]
-        papers = q.papers_by_iris(
-            self.ctx, [self.ctx.iris.paper(h["paper"]["id"]) for h in hits if h["paper"]])
-        entities = q.entities_by_iris(
-            self.ctx, [self.ctx.iris.entity_from_id(h["entity"]["id"]) for h in hits if h["entity"]])
-        out = []
-        for h in hits:
-            paper = papers.get(self.ctx.iris.paper(h["paper"]["id"])) if h["paper"] else None
-            entity = entities.get(self.ctx.iris.entity_from_id(h["entity"]["id"])) if h["entity"] else None
-            if paper is not None or entity is not None:
-                out.append(SearchHit(float(h["score"]), paper, entity))
-        return out
+        iris = [(self.ctx.iris.paper(h["paper"]["id"]) if h["paper"] else None,
+                 self.ctx.iris.entity_from_id(h["entity"]["id"]) if h["entity"] else None) for h in hits]
+        papers = q.papers_by_iris(self.ctx, [p for p, _ in iris if p])
+        entities = q.entities_by_iris(self.ctx, [e for _, e in iris if e])
+        found = [(h["score"], papers.get(p or ""), entities.get(e or ""))
+                 for h, (p, e) in zip(hits, iris, strict=True)]
+        return [SearchHit(float(score), p, e) for score, p, e in found if p is not None or e is not None]
 
     def _served_papers(self, filters: dict[str, object], order: str, include_narrower: bool, first: int,
                        after: str | None) -> Page[PaperInfo]:

@@ -51,15 +51,20 @@ def _cell(value: object) -> object:
     return value
 
 
-def _nested(record: type) -> dict[str, tuple[str, ...]]:
-    """The fields of `record` that hold another record (``X`` or ``X | None``), each with that record's key
-    fields: read from the type hints, so an empty list has the same columns as a full one."""
-    out: dict[str, tuple[str, ...]] = {}
+def _nested(record: type) -> dict[str, type]:
+    """The fields of `record` that hold another record (``X`` or ``X | None``), with that record's class:
+    read from the type hints, so an empty list has the same columns as a full one."""
+    out: dict[str, type] = {}
     for name, hint in typing.get_type_hints(record).items():
         inner = [a for a in typing.get_args(hint) if a is not type(None)] if typing.get_args(hint) else [hint]
         if len(inner) == 1 and dataclasses.is_dataclass(inner[0]) and isinstance(inner[0], type):
-            out[name] = tuple(g.name for g in dataclasses.fields(inner[0]) if g.name in _KEYS)
+            out[name] = inner[0]
     return out
+
+
+def _keys(record: type) -> tuple[str, ...]:
+    """The key fields a nested `record` contributes to a row."""
+    return tuple(f.name for f in dataclasses.fields(record) if f.name in _KEYS)
 
 
 def columns_of(record: type) -> list[str]:
@@ -74,9 +79,8 @@ def _column_hints(record: type) -> dict[str, object]:
     out: dict[str, object] = {}
     for f in dataclasses.fields(record):
         if f.name in nested:
-            inner = typing.get_type_hints(next(a for a in (*typing.get_args(hints[f.name]), hints[f.name])
-                                               if dataclasses.is_dataclass(a)))
-            out.update({f"{f.name}_{k}": inner[k] for k in nested[f.name]})
+            inner = typing.get_type_hints(nested[f.name])
+            out.update({f"{f.name}_{k}": inner[k] for k in _keys(nested[f.name])})
         else:
             out[f.name] = hints[f.name]
     return out
@@ -92,7 +96,7 @@ def rows_of(items: Sequence[object]) -> list[dict[str, object]]:
     prefixed by the field's name (``paper_id``, ``metric_name``), the same columns for every row."""
     if not items or not _is_record(items[0]):
         return [{"value": item} for item in items]
-    nested = _nested(type(items[0]))
+    nested = {name: _keys(inner) for name, inner in _nested(type(items[0])).items()}
     rows: list[dict[str, object]] = []
     for item in items:
         row: dict[str, object] = {}

@@ -61,18 +61,26 @@ def paper(ctx: QueryContext, paper_id: str) -> PaperInfo | None:
 
 def papers_by_iris(ctx: QueryContext, iris: Iterable[str]) -> dict[str, PaperInfo]:
     """PaperInfo for each IRI that names a paper (cached per store generation; one query on a miss)."""
+    return _cached(ctx, iris, "paper", lambda missing: _fetch(ctx, missing))
+
+
+def _cached(ctx: QueryContext, iris: Iterable[str], kind: str,
+            fetch: Callable[[list[str]], dict[str, PaperInfo | None]]) -> dict[str, PaperInfo]:
+    """The `kind` records of the IRIs that name papers, from the per-generation memo or `fetch`."""
     nodes = [n.value for n in {iri_or_none(i) for i in iris} if n is not None]
-    if not nodes:
-        return {}
-    found = ctx.memo.per_node(ctx.store, "paper", nodes, lambda m: _fetch(ctx, m), None)
+    found = ctx.memo.per_node(ctx.store, kind, nodes, fetch, None) if nodes else {}
     return {iri: info for iri, info in found.items() if info is not None}
 
 
-def _fetch(ctx: QueryContext, iris: list[str]) -> dict[str, PaperInfo | None]:
+def _fetch(ctx: QueryContext, iris: list[str], fields_read: Sequence[str] = _FIELDS,
+           authors: bool = True) -> dict[str, PaperInfo | None]:
+    """The papers' records from `fields_read` (and their authors), 200 papers per query; a field not read
+    is left empty."""
     nodes = [NamedNode(i) for i in iris]
     props: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _FIELDS)  # not the paper's links
-    fields += f" UNION {{ ?p <{BIBO}authorList> ?seq . ?seq ?k ?v }}"  # rdf:_1, rdf:_2 …: authors in order
+    fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in fields_read)  # not the paper's links
+    if authors:  # rdf:_1, rdf:_2 …: authors in order
+        fields += f" UNION {{ ?p <{BIBO}authorList> ?seq . ?seq ?k ?v }}"
     query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
     rows = (r for part in chunks(nodes) for r in ctx.select(query.format(values("p", part), fields)))
     for row in rows:
@@ -197,26 +205,7 @@ _SORT_FIELDS = ("dcterms:identifier", "dcterms:title", "kg:venue", "dcterms:issu
 def _sort_facts(ctx: QueryContext, iris: Sequence[str]) -> dict[str, PaperInfo]:
     """Id, title, venue, year and citations of each paper (what filters and orders read), 200 papers per
     query, cached per store generation: a list of 50,000 papers never reads their abstracts."""
-    def fetch(missing: list[str]) -> dict[str, PaperInfo | None]:
-        fields = " UNION ".join(f"{{ ?p {k} ?v BIND({k} AS ?k) }}" for k in _SORT_FIELDS)
-        query = "SELECT ?p ?k ?v WHERE {{ {} {} }}"
-        props: dict[str, dict[str, str]] = defaultdict(dict)
-        for part in chunks([NamedNode(i) for i in missing]):
-            for row in ctx.select(query.format(values("p", part), fields)):
-                key = (text(row, "k") or "").rpartition("/")[2].rpartition("#")[2]
-                props[text(row, "p") or ""].setdefault(key, text(row, "v") or "")
-        out: dict[str, PaperInfo | None] = dict.fromkeys(missing)
-        for iri, f in props.items():
-            if "identifier" in f:
-                year, cited = f.get("issued", ""), f.get("citationCount", "")
-                out[iri] = PaperInfo(id=f["identifier"], iri=iri, title=f.get("title"), venue=f.get("venue"),
-                                     year=int(year) if year.isdigit() else None,
-                                     citations=int(cited) if cited.isdigit() else None)
-        return out
-
-    nodes = [n.value for n in {iri_or_none(i) for i in iris} if n is not None]
-    found = ctx.memo.per_node(ctx.store, "paper-sort", nodes, fetch, None) if nodes else {}
-    return {iri: info for iri, info in found.items() if info is not None}
+    return _cached(ctx, iris, "paper-sort", lambda missing: _fetch(ctx, missing, _SORT_FIELDS, authors=False))
 
 
 def link_confidences(
@@ -242,8 +231,8 @@ def link_confidences(
                    if (pid := ctx.iris.paper_id(p)) is not None}
         best = dict.fromkeys(by_node.values(), 0.0)
         nodes = [NamedNode(n) for n in sorted(by_node)]
-        for i in range(0, len(nodes), 500):  # a link's confidence is its shared rule node's (kg.rdf.mapping)
-            rows = ctx.select(f"SELECT ?l ?c WHERE {{ {values('l', nodes[i:i + 500])} "
+        for part in chunks(nodes, 500):  # a link's confidence is its shared rule node's (kg.rdf.mapping)
+            rows = ctx.select(f"SELECT ?l ?c WHERE {{ {values('l', part)} "
                               "?l kg:by ?by . ?by kg:confidence ?c }")
             for row in rows:
                 pid = by_node.get(text(row, "l") or "")
