@@ -156,18 +156,32 @@ def score(docs: list[Doc], probs: list[list[float]], threshold: float) -> dict[s
     return c
 
 
-def best_threshold(docs: list[Doc], probs: list[list[float]]) -> float:
-    """The threshold of the highest pooled F1 (the lowest of equals: keep more)."""
+SIMILAR_RECALL = 0.95
+
+
+def _rules_tp(docs: list[Doc]) -> int:
+    """Right results among the rules' own (not the refused candidates) of `docs`, all kept."""
+    keep = [[-1.0 if "rule=result-loose" in f else 1.0 for f in d.feats] for d in docs]
+    return score(docs, keep, 0.0)["tp"]
+
+
+def best_threshold(docs: list[Doc], probs: list[list[float]], objective: str = "f1") -> float:
+    """The threshold of the highest pooled F1 (`objective` "f1"), or of the highest precision that keeps
+    SIMILAR_RECALL of the rules' right results ("precision"); the lowest of equals (keep more)."""
     cands = sorted({0.0, *(q for row in probs for q in row)})
-    best, best_f1 = 0.0, -1.0
+    floor = SIMILAR_RECALL * _rules_tp(docs) if objective == "precision" else 0.0
+    best, best_v = 0.0, -1.0
     for t in cands:
-        f1 = figures(score(docs, probs, t))["f1"]
-        if f1 > best_f1 + 1e-12:
-            best, best_f1 = t, f1
+        f = figures(score(docs, probs, t))
+        if f["tp"] < floor:
+            continue
+        v = f["f1"] if objective == "f1" else f["precision"] or 0.0
+        if v > best_v + 1e-12:
+            best, best_v = t, v
     return best
 
 
-def train(docs: list[Doc]) -> tuple[results_model.ResultsModel, dict[str, Any]]:
+def train(docs: list[Doc], objective: str = "f1") -> tuple[results_model.ResultsModel, dict[str, Any]]:
     """The nested procedure on `docs`: C by inner-CV log loss, isotonic on the inner out-of-fold
     probabilities, the threshold by inner out-of-fold F1; the model refitted on all of `docs`."""
     from sklearn.isotonic import IsotonicRegression
@@ -190,7 +204,7 @@ def train(docs: list[Doc]) -> tuple[results_model.ResultsModel, dict[str, Any]]:
     iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip").fit(raw, y)
     iso_x, iso_y = np.asarray(iso.X_thresholds_, float), np.asarray(iso.y_thresholds_, float)
     cal = [[float(np.interp(x, iso_x, iso_y)) for x in row] for row in oof[fam, c]]
-    t = best_threshold(docs, cal)
+    t = best_threshold(docs, cal, objective)
     m = fit(docs, c, fam)
     model = results_model.ResultsModel(m.names, m.weights, iso_x, iso_y, t)
     return model, {
@@ -267,7 +281,7 @@ def _confidences(docs: list[Doc]) -> list[list[float]]:
 
 
 def evaluate(
-    docs: list[Doc], learned: bool
+    docs: list[Doc], learned: bool, objective: str = "f1"
 ) -> tuple[dict[int, dict[str, int]], list[tuple[float, int]], dict[str, Any]]:
     """Per outer fold: the learned re-scorer (nested), or the rules' confidence with a threshold chosen on
     the other folds (`learned=False`)."""
@@ -278,11 +292,11 @@ def evaluate(
         test = [d for d in docs if d.fold == k]
         train_docs = [d for d in docs if d.fold != k]
         if learned:
-            model, info = train(train_docs)
+            model, info = train(train_docs, objective)
             probs = [[model.probability(f) for f in d.feats] for d in test]
             t = model.threshold
         else:
-            t = best_threshold(train_docs, _confidences(train_docs))
+            t = best_threshold(train_docs, _confidences(train_docs), objective)
             probs, info = _confidences(test), {"threshold": t}
         per_fold[k] = score(test, probs, t)
         chosen[str(k)] = info
@@ -310,14 +324,22 @@ def run(out: Path, write: bool) -> dict[str, Any]:
     runs["rules"] = _summary(plain(base))
     runs["rules + refused candidates, unfiltered"] = _summary(plain(every))
     variants = {
-        "rules, own-confidence threshold": (base, False),
-        "rules + refused candidates, own-confidence threshold": (every, False),
-        "learned re-scorer on the rules' results": (base, True),
-        "learned re-scorer on the rules' results + refused candidates": (every, True),
+        "rules, own-confidence threshold": (base, False, "f1"),
+        "rules + refused candidates, own-confidence threshold": (every, False, "f1"),
+        "learned re-scorer on the rules' results": (base, True, "f1"),
+        "learned re-scorer on the rules' results + refused candidates": (every, True, "f1"),
+        "rules, own-confidence threshold for precision at similar recall": (base, False, "precision"),
+        "learned re-scorer on the rules' results, threshold for precision at similar recall": (
+            base,
+            True,
+            "precision",
+        ),
+        "learned re-scorer on the rules' results + refused candidates, threshold for precision at similar "
+        "recall": (every, True, "precision"),
     }
-    for name, (docs, learned) in variants.items():
+    for name, (docs, learned, objective) in variants.items():
         print(name, flush=True)
-        per_fold, pairs, ch = evaluate(docs, learned)
+        per_fold, pairs, ch = evaluate(docs, learned, objective)
         runs[name + " (nested CV)"] = _summary(per_fold)
         chosen[name] = ch
         calibration[name] = {"brier": brier(pairs), "bands": _bands(pairs)}
