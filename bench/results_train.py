@@ -323,6 +323,20 @@ def run(out: Path, write: bool) -> dict[str, Any]:
 
     runs["rules"] = _summary(plain(base))
     runs["rules + refused candidates, unfiltered"] = _summary(plain(every))
+
+    def oracle(docs: list[Doc]) -> dict[int, dict[str, int]]:
+        """The ceiling of any re-scorer: exactly the right candidates kept."""
+        return {
+            k: score(
+                [d for d in docs if d.fold == k],
+                [[float(y) for y in d.labels] for d in docs if d.fold == k],
+                0.5,
+            )
+            for k in sorted({d.fold for d in docs})
+        }
+
+    runs["ceiling: a perfect re-scorer of the rules' results"] = _summary(oracle(base))
+    runs["ceiling: a perfect re-scorer of the rules' results + refused candidates"] = _summary(oracle(every))
     variants = {
         "rules, own-confidence threshold": (base, False, "f1"),
         "rules + refused candidates, own-confidence threshold": (every, False, "f1"),
