@@ -231,3 +231,15 @@ def test_a_defined_proposal_is_narrower_than_what_its_long_form_specialises(extr
     [own] = [lk for lk in ex.links if lk.relation == "proposes"]
     assert own.entity.name == "ALoRA (allocating low-rank adaptation)"
     assert [b.name for b in own.broader] == ["low-rank adaptation"]
+
+
+def test_a_parenthesis_that_only_holds_the_acronyms_letters_names_nothing(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(
+            id="zap",
+            abstract="Our approach, dubbed ZAP (lazy adaptive pruner), outperforms prior work. ZAP halves "
+            "the cost of BERT.",
+        )
+    )
+    [own] = [lk for lk in ex.links if lk.relation == "proposes"]
+    assert (own.entity.name, own.aliases) == ("ZAP", ("lazy adaptive pruner",))  # no definition of ZAP

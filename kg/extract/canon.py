@@ -57,6 +57,7 @@ _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 _EMPHASIS = "*_"  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
+_QUOTES = "\"'“”‘’"  # a long form opened by a quote ('DE-GANs ("Data-Efficient GANs)') is named without it
 _NAMED_INSIDE = re.compile(r"\s(?:called|named|dubbed|termed)\s")  # "refinement strategy called ART"
 # "comparable accuracy", "competitive runtime": a judgement of a measure (the mined tier has such terms)
 _EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "reasonable", "satisfactory",
@@ -178,7 +179,7 @@ class Canonicaliser:
             elif pair is not None and best["rule"] == "defined-term":
                 ent["name"] = pair.long
             named_short = match_key(ent["name"]) == match_key(pair.short) if pair is not None else False
-            if pair is not None and named_short and _own_name(best, vocab):
+            if pair is not None and named_short and _own_name(best, vocab) and _spelled_out(pair):
                 ent["defined_as"] = pair  # named by the acronym the paper defines (_name_by_definition)
             if (
                 best["type"] == "Method"
@@ -262,12 +263,23 @@ def _own_name(best: Mention, vocab: Mention | None) -> bool:
     return vocab is None and not best["rule"].startswith(("vocab", "mined-term", "acronym-context"))
 
 
+def _spelled_out(pair: Acronym) -> bool:
+    """The long form starts with the acronym's first letter, as a definition does ("Adaptive Prior Learning
+    (APL)"), or its capitals spell the acronym ("ELEMENTAL (intEractive LEarning froM dEmoNstraTion And
+    Language)"); a parenthesis whose letters merely contain the acronym's ("AMASS (state-of-the-art results in
+    evaluations on large motion capture datasets)") is no definition to name an entity by."""
+    long = pair.long.strip(_EMPHASIS + _QUOTES + " ")
+    letters = "".join(c for c in pair.short if c.isalpha()).upper()
+    capitals = "".join(c for c in long if c.isupper())
+    return bool(long) and (long[0].lower() == pair.short[0].lower() or capitals in (letters, letters[:-1]))
+
+
 def defined_name(short: str, long: str) -> str:
     """The name of an entity a paper names by an acronym it defines: the acronym with the paper's long form
     as its disambiguator ("APL (Adaptive Prior Learning)"). Two papers' "APL" are one entity when their
     definitions are one long form (case, spacing, hyphens aside: the IRI's slug folds them) and two when
     they are not ("APL (asymmetric pseudo-labeling)")."""
-    return f"{short} ({' '.join(long.strip(_EMPHASIS + ' ').split())})"
+    return f"{short} ({' '.join(long.strip(_EMPHASIS + _QUOTES + ' ').split())})"
 
 
 def _name_by_definition(entities: list[dict[str, Any]]) -> None:
