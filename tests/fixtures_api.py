@@ -27,6 +27,10 @@ from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, R
 ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "tests" / "data" / "icml2025_seed_gold.jsonl"
 SAMPLE = ROOT / "data" / "icml2025_seed.jsonl"
+# The sample's MELON as the extractor names it: a proposal named by the acronym its paper defines, with
+# the definition as disambiguator (kg.extract.canon.defined_name); "MELON" is its alias.
+MELON_NAME = "MELON (Masked re-Execution and TooL comparisON)"
+MELON_ID = "method/melon-masked-re-execution-and-tool-comparison"
 BASE = DEFAULT_BASE_IRI
 TOKEN = "test-token-7c1d"
 

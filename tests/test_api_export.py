@@ -7,7 +7,7 @@ import io
 import httpx
 import pyoxigraph as ox
 import rdflib
-from fixtures_api import Server
+from fixtures_api import MELON_ID, MELON_NAME, Server
 
 
 def test_whole_graph_turtle_export_parses(sample_server: Server) -> None:
@@ -24,13 +24,13 @@ def test_paper_export_nquads_in_its_graph(sample_server: Server) -> None:
 
 
 def test_entity_export_jsonld(sample_server: Server) -> None:
-    r = httpx.get(sample_server.url + "/export", params={"format": "jsonld", "entity": "method/melon"})
+    r = httpx.get(sample_server.url + "/export", params={"format": "jsonld", "entity": MELON_ID})
     g = rdflib.Graph().parse(io.BytesIO(r.content), format="json-ld")
     assert r.headers["content-type"] == "application/ld+json"
     assert (
-        rdflib.URIRef("https://w3id.org/paperkg/method/melon"),
+        rdflib.URIRef("https://w3id.org/paperkg/" + MELON_ID),
         rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
-        rdflib.Literal("MELON"),
+        rdflib.Literal(MELON_NAME),
     ) in g
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fixtures_api import Server, sample_store, serve
+from fixtures_api import MELON_ID, MELON_NAME, Server, sample_store, serve
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_papers_by_dataset_lower_case_alias(server: Server) -> None:
 def test_defenses_for_llm_agents(server: Server) -> None:
     data = gql(server, '{ defenses(target: "LLM agents") { name kind papers { edges { node { id } } } } }')
     assert data["defenses"][0] == {
-        "name": "MELON",
+        "name": MELON_NAME,
         "kind": "Defense",
         "papers": {"edges": [{"node": {"id": "seed-12"}}]},
     }
@@ -45,7 +45,7 @@ def test_defenses_for_llm_agents(server: Server) -> None:
 
 def test_neighborhood_of_agentdojo_reaches_melon(server: Server) -> None:
     data = gql(server, '{ neighborhood(id: "dataset/agentdojo", depth: 2) { nodes { id type } truncated } }')
-    assert {"id": "method/melon", "type": "Method"} in data["neighborhood"]["nodes"]
+    assert {"id": MELON_ID, "type": "Method"} in data["neighborhood"]["nodes"]
 
 
 def test_pagination_walks_all_19_papers(server: Server) -> None:

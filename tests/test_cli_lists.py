@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from bibtexparser.entrypoint import parse_string
-from fixtures_api import run_kg, sample_store
+from fixtures_api import MELON_ID, MELON_NAME, run_kg, sample_store
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,8 @@ def test_search_table_fits_80_columns(store: Path) -> None:
 def test_defenses_for_a_target_as_csv(store: Path) -> None:
     out = kg(store, "defenses", "--target", "LLM agents", "--format", "csv").stdout
     assert list(csv.reader(io.StringIO(out))) == [
-        ["id", "name", "type", "papers"], ["method/melon", "MELON", "Method", "1"],
+        ["id", "name", "type", "papers"],
+        [MELON_ID, MELON_NAME, "Method", "1"],
         ["method/melon-aug", "MELON-Aug", "Method", "1"],
     ]
 
@@ -100,7 +101,7 @@ def test_defenses_table_names_each_defense(store: Path) -> None:
 def test_validate_shows_its_steps_on_stderr_on_a_terminal(store: Path) -> None:
     proc = run_kg("validate", "--store", store, env={"FORCE_COLOR": "1", "TTY_INTERACTIVE": "1"})
     assert "conforms" in proc.stdout
-    assert "reading 6,742 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
+    assert "reading 6,754 triples" in proc.stderr and "checking the SHACL shapes" in proc.stderr
 
 
 def test_validate_prints_no_progress_when_not_a_terminal(store: Path) -> None:

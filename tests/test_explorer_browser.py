@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fixtures_api import MELON_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "icml2025_seed.jsonl"
@@ -436,7 +437,7 @@ def test_defenses_for_a_domain_typed_in_the_box_is_one_click(server: str, browse
     page.click("#suggestions li[data-ask='target']")
     page.wait_for_selector("#panel ul.answer")
     names = page.eval_on_selector_all("#panel ul.answer button.link", "els => els.map(e => e.textContent)")
-    assert page.inner_text("#panel h2") == "Defenses for LLM agents" and "MELON" in names
+    assert page.inner_text("#panel h2") == "Defenses for LLM agents" and MELON_NAME in names
     page.context.close()
 
 

@@ -28,7 +28,9 @@ def test_an_acronym_with_a_version_digit_is_defined(extractor: Extractor) -> Non
     ex = extractor.extract_one(
         Paper(id="t", abstract="We propose Sparse Token Routing Engine (STRE2), a router.")
     )
-    assert [(lk.entity.name, lk.aliases) for lk in ex.links] == [("STRE2", ("Sparse Token Routing Engine",))]
+    assert [(lk.entity.name, lk.evidence.mention, lk.aliases) for lk in ex.links] == [
+        ("STRE2 (Sparse Token Routing Engine)", "STRE2", ("STRE2", "Sparse Token Routing Engine"))
+    ]
 
 
 def test_a_hyphenated_word_stays_in_the_task(extractor: Extractor) -> None:

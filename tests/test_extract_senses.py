@@ -150,3 +150,96 @@ def test_two_long_forms_of_one_acronym_are_two_entities_in_the_store(extractor: 
     mae = q.entity(ctx, name="mean absolute error")
     assert mae is not None and not {"Masked Autoencoders", "masked autoencoders"} & set(mae.aliases)
     assert [p.id for p in q.papers(ctx, entity_iris=[mae.iri]).items] == ["traffic"]
+
+
+PRIOR = Paper(
+    id="prior",
+    title="Few-shot segmentation with learned priors",
+    abstract="We propose Adaptive Prior Learning (APL), a novel method for few-shot segmentation. APL learns "
+    "a class prior from the support images and outperforms prototype matching on PASCAL VOC.",
+)
+PRIOR_AGAIN = Paper(
+    id="prior-again",
+    title="Priors for few-shot segmentation",
+    abstract="We propose adaptive prior learning (APL), a novel method for few-shot segmentation. APL "
+    "refines the prior of each class at test time.",
+)
+PSEUDO = Paper(
+    id="pseudo",
+    title="Semi-supervised object detection",
+    abstract="We propose asymmetric pseudo-labeling (APL), a novel framework for semi-supervised object "
+    "detection. APL improves mAP on COCO with one tenth of the labels.",
+)
+
+
+def _apl(ctx: QueryContext) -> dict[str, list[str]]:
+    """The store's entities with the label "APL": name → its papers' ids."""
+    rows = ctx.store.select(
+        "SELECT DISTINCT ?e WHERE { GRAPH ?g { ?e <http://www.w3.org/2004/02/skos/core#altLabel> \"APL\" } }"
+    )
+    out = {}
+    for r in rows:
+        e = q.entity(ctx, id=ctx.iris.entity_id_of(r["e"].value))
+        assert e is not None
+        out[e.name] = sorted(p.id for p in q.papers(ctx, entity_iris=[e.iri]).items)
+    return out
+
+
+def test_a_proposal_named_by_an_acronym_it_defines_carries_its_definition(extractor: Extractor) -> None:
+    ex = extractor.extract_one(PSEUDO)
+    [own] = [lk for lk in ex.links if lk.relation == "proposes"]
+    assert (own.entity.name, own.evidence.mention, own.aliases) == (
+        "APL (asymmetric pseudo-labeling)",
+        "APL",
+        ("APL", "asymmetric pseudo-labeling"),
+    )
+
+
+def test_one_acronym_defined_two_ways_by_two_papers_is_two_entities(extractor: Extractor) -> None:
+    ctx = QueryContext.open(store_from(list(extractor.extract([PRIOR, PSEUDO]))), BASE)
+    assert _apl(ctx) == {
+        "APL (Adaptive Prior Learning)": ["prior"],
+        "APL (asymmetric pseudo-labeling)": ["pseudo"],
+    }
+    pseudo = q.entity(ctx, name="APL (asymmetric pseudo-labeling)")
+    assert pseudo is not None and "Adaptive Prior Learning" not in pseudo.aliases
+
+
+def test_one_acronym_defined_alike_by_two_papers_is_one_entity(extractor: Extractor) -> None:
+    exs = list(extractor.extract([PRIOR, PRIOR_AGAIN]))
+    names = [lk.entity.name for ex in exs for lk in ex.links if lk.relation == "proposes"]
+    assert names == ["APL (Adaptive Prior Learning)", "APL (adaptive prior learning)"]  # case aside, alike
+    ctx = QueryContext.open(store_from(exs), BASE)
+    assert list(_apl(ctx).values()) == [["prior", "prior-again"]]
+
+
+def test_searching_the_acronym_finds_each_of_its_entities(extractor: Extractor) -> None:
+    ctx = QueryContext.open(store_from(list(extractor.extract([PRIOR, PSEUDO]))), BASE)
+    found = {h.entity.id for h in q.search(ctx, "APL") if h.entity is not None}
+    assert {"method/apl-adaptive-prior-learning", "method/apl-asymmetric-pseudo-labeling"} <= found
+
+
+def test_a_defined_proposal_is_narrower_than_what_its_long_form_specialises(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(
+            id="alora",
+            title="Allocating rank budgets",
+            abstract="We propose allocating low-rank adaptation (ALoRA), a novel method that reallocates the "
+            "rank of each adapter during fine-tuning. ALoRA outperforms uniform ranks on GLUE.",
+        )
+    )
+    [own] = [lk for lk in ex.links if lk.relation == "proposes"]
+    assert own.entity.name == "ALoRA (allocating low-rank adaptation)"
+    assert [b.name for b in own.broader] == ["low-rank adaptation"]
+
+
+def test_a_parenthesis_that_only_holds_the_acronyms_letters_names_nothing(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(
+            id="zap",
+            abstract="Our approach, dubbed ZAP (lazy adaptive pruner), outperforms prior work. ZAP halves "
+            "the cost of BERT.",
+        )
+    )
+    [own] = [lk for lk in ex.links if lk.relation == "proposes"]
+    assert (own.entity.name, own.aliases) == ("ZAP", ("lazy adaptive pruner",))  # no definition of ZAP

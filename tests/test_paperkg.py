@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 import rdflib
-from fixtures_api import BASE, ROOT, Server, pipeline_available, serve
+from fixtures_api import BASE, MELON_NAME, ROOT, Server, pipeline_available, serve
 
 import paperkg
 from kg.store.embedded import EmbeddedStore
@@ -132,7 +132,7 @@ def test_sparql_refuses_an_update_in_one_line(kg: paperkg.Graph) -> None:
 
 def test_defenses_are_found_by_the_threat_they_defend_against(kg: paperkg.Graph) -> None:
     names = {e.name for e in kg.defenses(against="indirect prompt injection")}
-    assert "MELON" in names
+    assert MELON_NAME in names
 
 
 def test_the_cooccurrence_map_is_a_weighted_networkx_graph(kg: paperkg.Graph) -> None:

@@ -7,7 +7,7 @@ import re
 
 import nbformat
 import pytest
-from fixtures_api import ROOT, pipeline_available
+from fixtures_api import MELON_NAME, ROOT, pipeline_available
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.skipif(not pipeline_available(), reason="needs the spaCy pipeline")
@@ -43,8 +43,9 @@ def test_it_draws_imagenets_map_as_networkx(outputs: list[str]) -> None:
 
 
 def test_it_names_the_defenses_of_llm_agents_with_their_evidence(outputs: list[str]) -> None:
-    assert outputs[3].splitlines()[1].split() == ["0", "MELON", "Defense", "1"]
-    assert outputs[4].startswith("MELON: MELON: Provable Defense Against Indirect Prompt Injection")
+    first = outputs[3].splitlines()[1]
+    assert first.split()[0] == "0" and MELON_NAME in first and first.split()[-2:] == ["Defense", "1"]
+    assert outputs[4].startswith(f"{MELON_NAME}: MELON: Provable Defense Against Indirect Prompt Injection")
 
 
 def test_it_ranks_the_results_of_the_most_reported_dataset(outputs: list[str]) -> None:

@@ -57,9 +57,9 @@ def _emit(records: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], tit
     for i, col in enumerate(columns):
         if col in LONG:  # the text column takes what is left and wraps
             t.add_column(col, overflow="fold", ratio=1)
-        else:  # short columns keep their width (at most 28) on one line
-            width = min(28, max([len(col), *(len(row[i]) for row in rows)]))
-            t.add_column(col, overflow="ellipsis", no_wrap=True, min_width=width)
+        else:  # short columns keep their width (at least up to 28, at most 40) on one line
+            longest = max([len(col), *(len(row[i]) for row in rows)])
+            t.add_column(col, overflow="ellipsis", no_wrap=True, min_width=min(28, longest), max_width=40)
     for row in rows:
         t.add_row(*row)
     Console().print(t)

@@ -57,6 +57,7 @@ _AFTER_DEF = re.compile(r"\)\s+(attacks?|datasets?|benchmarks?|corpus)\b", re.I)
 _GENERIC_AGENT_MODS = frozenset(["ai", "intelligent", "autonomous", "artificial", "software", "computer"])
 _METRIC_HEADS = frozenset(["rate", "score", "error", "accuracy", "distance", "divergence", "ratio"])
 _EMPHASIS = "*_"  # markdown emphasis some abstracts keep: "*passage pruning*", "_Selective Token Poisoning_"
+_QUOTES = "\"'“”‘’"  # a long form opened by a quote ('DE-GANs ("Data-Efficient GANs)') is named without it
 _NAMED_INSIDE = re.compile(r"\s(?:called|named|dubbed|termed)\s")  # "refinement strategy called ART"
 # "comparable accuracy", "competitive runtime": a judgement of a measure (the mined tier has such terms)
 _EVALUATIVE = frozenset(["comparable", "competitive", "superior", "excellent", "reasonable", "satisfactory",
@@ -177,6 +178,9 @@ class Canonicaliser:
                 ent["name"] = pair.short
             elif pair is not None and best["rule"] == "defined-term":
                 ent["name"] = pair.long
+            named_short = match_key(ent["name"]) == match_key(pair.short) if pair is not None else False
+            if pair is not None and named_short and _own_name(best, vocab) and _spelled_out(pair):
+                ent["defined_as"] = pair  # named by the acronym the paper defines (_name_by_definition)
             if (
                 best["type"] == "Method"
                 and best["relation"] not in PROPOSE
@@ -212,9 +216,13 @@ class Canonicaliser:
         entities = _drop_named_agents(_merge_generic_agents(entities))
         entities = [e for e in (_without_emphasis(e, text) for e in entities) if _is_name(e["name"])]
         entities.sort(key=lambda e: e["start"])
+        relations = _relations(entities, text, sentences(doc))
+        _name_by_definition(entities)  # after the rules that read names; relations hold the same dicts
         self.hierarchy.add_broader(entities)
+        for e in entities:
+            e.pop("long_form", None)
         doc._.kg_entities = entities
-        doc._.kg_relations = _relations(entities, text, sentences(doc))
+        doc._.kg_relations = relations
         return doc
 
     @staticmethod
@@ -245,6 +253,55 @@ class Canonicaliser:
                     )
                 )
         return out
+
+
+def _own_name(best: Mention, vocab: Mention | None) -> bool:
+    """The entity is named by the paper's own words, not by a shared vocabulary (curated, mined, or a sense
+    chosen from them): a proposal always is."""
+    if best["relation"] in PROPOSE:
+        return best["rule"] != "propose-variant"
+    return vocab is None and not best["rule"].startswith(("vocab", "mined-term", "acronym-context"))
+
+
+def _spelled_out(pair: Acronym) -> bool:
+    """The long form starts with the acronym's first letter, as a definition does ("Adaptive Prior Learning
+    (APL)"), or its capitals spell the acronym ("ELEMENTAL (intEractive LEarning froM dEmoNstraTion And
+    Language)"); a parenthesis whose letters merely contain the acronym's ("AMASS (state-of-the-art results in
+    evaluations on large motion capture datasets)") is no definition to name an entity by."""
+    long = pair.long.strip(_EMPHASIS + _QUOTES + " ")
+    letters = "".join(c for c in pair.short if c.isalpha()).upper()
+    capitals = "".join(c for c in long if c.isupper())
+    return bool(long) and (long[0].lower() == pair.short[0].lower() or capitals in (letters, letters[:-1]))
+
+
+def defined_name(short: str, long: str) -> str:
+    """The name of an entity a paper names by an acronym it defines: the acronym with the paper's long form
+    as its disambiguator ("APL (Adaptive Prior Learning)"). Two papers' "APL" are one entity when their
+    definitions are one long form (case, spacing, hyphens aside: the IRI's slug folds them) and two when
+    they are not ("APL (asymmetric pseudo-labeling)")."""
+    return f"{short} ({' '.join(long.strip(_EMPHASIS + _QUOTES + ' ').split())})"
+
+
+def _name_by_definition(entities: list[dict[str, Any]]) -> None:
+    """Rename, in place, each entity marked `defined_as` (an `Acronym`) by `defined_name`; the acronym stays
+    its first alias (a label, so searching for "APL" finds it), the long form an alias too and, for the
+    hierarchy, its `long_form`. A variant of a renamed entity (`variant_of`) follows it."""
+    renamed: dict[str, str] = {}
+    for e in entities:
+        pair = e.pop("defined_as", None)
+        if pair is None or match_key(e["name"]) != match_key(pair.short):
+            continue
+        name = defined_name(pair.short, pair.long)
+        renamed[e["name"]] = name
+        aliases = [a for a in e.get("aliases") or [] if a != pair.short and a != name]
+        e["aliases"] = [pair.short, *aliases] if pair.long in aliases else [pair.short, pair.long, *aliases]
+        e["name"], e["long_form"] = name, pair.long
+    if not renamed:
+        return
+    for e in entities:
+        vo = e.get("variant_of")
+        if vo and vo[1] in renamed:
+            e["variant_of"] = [vo[0], renamed[vo[1]], vo[2]]
 
 
 def _short_at(text: str, m: Mention) -> str | None:

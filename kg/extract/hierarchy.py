@@ -88,14 +88,21 @@ class Hierarchy:
 
     def add_broader(self, entities: Iterable[dict[str, Any]]) -> None:
         """Fill each entity's `broader` ([type, name, kind] lists) with the entities it specialises, unless
-        the curated vocabulary already places it."""
+        the curated vocabulary already places it. An entity named by an acronym and its definition ("ALoRA
+        (allocating low-rank adaptation)", its `long_form` given) specialises what its long form names, when
+        that is known, and what the long form specialises ("low-rank adaptation")."""
         ents = list(entities)
         own = {(e["type"], match_key(e["name"])): EntityRef(e["type"], e["name"], e.get("kind"))
                for e in ents}
         for e in ents:
             if e.get("broader") or e.get("variant_of"):
                 continue
-            found = self.broader_of(e["type"], e["name"], own)
+            long = e.get("long_form")
+            found = self.broader_of(e["type"], long or e["name"], own)
+            if long and e["type"] in HIERARCHY_TYPES:
+                whole = own.get((e["type"], match_key(long))) or self.known.get((e["type"], match_key(long)))
+                if whole is not None and match_key(whole.name) != match_key(e["name"]):
+                    found = [whole, *(r for r in found if r != whole)]
             if found:
                 e["broader"] = [[r.type, r.name, r.kind] for r in found]
 
