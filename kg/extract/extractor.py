@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from spacy.tokens import Doc
 
+from kg.extract import results_model
 from kg.extract.common import doc_text, sentences
 from kg.extract.fields import SEPARATOR, join_fields
 from kg.extract.parallel import extract_in_workers
@@ -21,6 +22,7 @@ from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
 
 VERSION = "0.4.2"  # the rule components decide (the default)
+RESULTS_MODEL_SUFFIX = "+results"
 LINKER_VERSION = VERSION + "+linker"  # the trained linker decides (KG_LINKER=1 or with_linker=True)
 MAX_ABSTRACT = 100_000
 MAX_TITLE = 2_000
@@ -62,6 +64,8 @@ class Extractor:
         # their own extractor version, so `KG_LINKER=1 kg reextract` upgrades a store the rules built.
         self.with_linker = os.environ.get("KG_LINKER") == "1" if with_linker is None else with_linker
         self.version = LINKER_VERSION if self.with_linker else VERSION
+        if results_model.mode() == "learned":
+            self.version += RESULTS_MODEL_SUFFIX  # KG_RESULTS_MODEL=1: the learned re-scorer decides results
         self.nlp = build_nlp(base_iri, with_recogniser=with_recogniser, with_linker=self.with_linker)
 
     def _prepare(self, paper: Paper) -> tuple[str, tuple[str, ...]]:

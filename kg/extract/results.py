@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extract import results_model
 from kg.extract.common import doc_text, sentences
 from kg.extract.fields import SEPARATOR
 from kg.names import match_key
@@ -90,8 +91,10 @@ _COUNTED = re.compile(
 )
 # "over prior art at 90% ERK sparsity": a value loosely after a metric, followed by a noun, measures that noun
 # ("ERKsparsity": an acronym glued to its noun by a lost space is still that noun)
-_SETTING = re.compile(r"\s*(?!(?:the|a|an|its|their|this|that|these|those)\b)(?:[A-Z][A-Za-z0-9-]*\s+)?"
-                      r"(?:[A-Z]{2,}(?=[a-z]{3}))?" + _COUNTED.pattern.removeprefix(r"\s*"))
+_SETTING = re.compile(
+    r"\s*(?!(?:the|a|an|its|their|this|that|these|those)\b)(?:[A-Z][A-Za-z0-9-]*\s+)?"
+    r"(?:[A-Z]{2,}(?=[a-z]{3}))?" + _COUNTED.pattern.removeprefix(r"\s*")
+)
 _OWN_VALUE = re.compile(r"\s*(?:score\s+)?(?:of|:|=|\()\s*[+-]?\d")  # "RMSE of 7.15": the metric's own value
 _CLAUSE_END = re.compile(r";|\brespectively\b|,\s*(?:and|while|but|whereas|yet)\b")
 _WORD = re.compile(r"[\w'-]+")
@@ -200,8 +203,19 @@ class ResultFinder:
     """Pipeline component (after the canonicaliser): fills `doc._.kg_results` with plain dicts."""
 
     def __call__(self, doc: Doc) -> Doc:
-        doc._.kg_results = find_results(doc)
+        mode = results_model.mode()
+        found = find_results(doc, refused=mode == "candidates" or mode == "learned" and results_model.LOOSE)
+        if found and mode == "learned":
+            found = results_model.rescore(doc_text(doc), found, abstract_start(doc), results_model.shipped())
+        doc._.kg_results = found
         return doc
+
+
+def abstract_start(doc: Doc) -> int:
+    """Where the abstract starts in a doc's text (after the title and the field separator)."""
+    text = doc_text(doc)
+    title_end = doc._.kg_title_end or 0
+    return title_end + len(SEPARATOR) if text.find(SEPARATOR) >= 0 else 0
 
 
 def _unit(raw: str | None) -> str:
@@ -487,8 +501,10 @@ def _tie_metric(
         if first.bare and not tight and not loose:
             continue
         counted = (
-            _COUNTED.match(text[last.end : last.end + 30]) if last.bare and m.start < first.start
-            else _SETTING.match(text[last.end : last.end + 30]) if not tight and m.start < first.start
+            _COUNTED.match(text[last.end : last.end + 30])
+            if last.bare and m.start < first.start
+            else _SETTING.match(text[last.end : last.end + 30])
+            if not tight and m.start < first.start
             else None
         )
         if counted and not any(
@@ -659,9 +675,7 @@ _RESULT_VERB = re.compile(
 _NAMEWORD = re.compile(r"(?<![\w-])(?:[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z]{3,}[0-9]*)(?![\w-])")
 
 
-def _names_in(
-    ents: _Entities, text: str, off: int, end: int, *, subjects: bool = False
-) -> list[_Span]:
+def _names_in(ents: _Entities, text: str, off: int, end: int, *, subjects: bool = False) -> list[_Span]:
     """Method and model mentions of a span of text, and variant names written as papers write them that the
     pipeline did not read as another kind of entity ("UniNet-B5 achieves 84.9%")."""
     spans = [*ents.within("Method", off, end), *ents.within("Model", off, end)]
@@ -805,17 +819,17 @@ def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     return out
 
 
-def find_results(doc: Doc) -> list[dict[str, Any]]:
-    """The results of a doc as plain dicts with doc offsets (msgpack-safe, like the mentions)."""
+def find_results(doc: Doc, *, refused: bool = False) -> list[dict[str, Any]]:
+    """The results of a doc as plain dicts with doc offsets (msgpack-safe, like the mentions); `refused`
+    adds the candidates the rules refuse (`_loose`) for the learned re-scorer to decide on."""
     text = doc_text(doc)
-    title_end = doc._.kg_title_end or 0
-    abstract_start = title_end + len(SEPARATOR) if text.find(SEPARATOR) >= 0 else 0
+    start_at = abstract_start(doc)
     ents: _Entities | None = None
     out: list[dict[str, Any]] = []
     for off, end in sentences(doc):
-        if end <= abstract_start:
+        if end <= start_at:
             continue
-        off = max(off, abstract_start)
+        off = max(off, start_at)
         sent = text[off:end]
         if not any(c.isdigit() for c in sent):
             continue
@@ -893,8 +907,10 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     and text[max(off, v.start - 6) : v.start].lower().strip().endswith("by")
                 ):
                     kind = "delta"
-                method = own_list[i] if own_list else _subject(ents, text, off, v, tied) or _method(
-                    ents, text, v, off
+                method = (
+                    own_list[i]
+                    if own_list
+                    else _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
                 )
                 baseline = (
                     base_list[i]
@@ -928,7 +944,94 @@ def find_results(doc: Doc) -> list[dict[str, Any]]:
                     }
                 )
                 last_delta = v.end if kind == "delta" else None
-        out.extend(_performance_gains(ents, text, off, end, values, tied, datasets, only, splits))
+        gains = _performance_gains(ents, text, off, end, values, tied, datasets, only, splits)
+        out.extend(gains)
+        if refused and metrics:
+            taken = {int(g["start"]) for g in gains}
+            out.extend(
+                _loose(
+                    ents,
+                    text,
+                    off,
+                    end,
+                    [v for v in values if v not in tied and v.start not in taken],
+                    values,
+                    tied,
+                    metrics,
+                    datasets,
+                    only,
+                    splits,
+                )
+            )
+    return out
+
+
+_LOOSE_WORDS = 12
+
+
+def _loose(
+    ents: _Entities,
+    text: str,
+    off: int,
+    end: int,
+    untied: list[_Value],
+    values: list[_Value],
+    tied: list[_Value],
+    metrics: list[_Span],
+    datasets: list[_Span],
+    only: list[EntityRef],
+    splits: dict[EntityRef, str],
+) -> list[dict[str, Any]]:
+    """Candidates the rules refuse (issue 28's learned re-scorer decides on them): a value no rule ties to a
+    metric, tied to the nearest metric of its sentence within a few words, at confidence 0.5."""
+    out: list[dict[str, Any]] = []
+    for v in untied:
+        best: tuple[int, _Span] | None = None
+        for m in metrics:
+            gap = (
+                text[v.end : m.start]
+                if m.start >= v.end
+                else text[m.end : v.start]
+                if m.end <= v.start
+                else None
+            )
+            if gap is None:
+                continue
+            n = _words(gap)
+            if n <= (2 if v.bare else _LOOSE_WORDS) and (best is None or n < best[0]):
+                best = (n, m)
+        if best is None:
+            continue
+        metric = best[1]
+        others = [o for o in values if o is not v]
+        dataset = _nearest_dataset(text, datasets, v, metric, others, off, end)
+        if dataset is None and len(only) == 1 and not _AVERAGE.search(text[off:end]):
+            dataset = only[0]
+        kind = v.kind
+        if kind == "absolute" and (
+            _improvement(text, off, end, [v], metric)
+            or text[max(off, v.start - 6) : v.start].lower().strip().endswith("by")
+        ):
+            kind = "delta"
+        method = _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
+        baseline = _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
+        out.append(
+            {
+                "value": v.value,
+                "unit": v.unit,
+                "kind": kind,
+                "metric": [metric.ref.type, metric.ref.name, metric.ref.kind],
+                "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
+                "split": None if dataset is None else splits.get(dataset),
+                "method": None if method is None else [method.type, method.name, method.kind],
+                "baseline": None if baseline is None else [baseline.type, baseline.name, baseline.kind],
+                "start": v.start,
+                "end": v.end,
+                "sentence": [off, end],
+                "confidence": 0.5,
+                "rule": "result-loose",
+            }
+        )
     return out
 
 
