@@ -35,7 +35,9 @@ from kg.settings import DEFAULT_BASE_IRI  # noqa: E402
 
 CONFIGS = {
     "default": TrainConfig(),
-    "3 seeds averaged": TrainConfig(seeds=(0, 1, 2)),
+    "one seed": TrainConfig(seeds=(0,)),
+    "one seed, min feature count 2": TrainConfig(seeds=(0,), min_feature_count=2),
+    "one global threshold": TrainConfig(per_label_thresholds=False),
     "10 epochs": TrainConfig(epochs=10),
     "hidden 256": TrainConfig(hidden=256),
     "dropout 0.5": TrainConfig(dropout=0.5),

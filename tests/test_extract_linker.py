@@ -66,7 +66,7 @@ def test_linked_mentions_name_the_model_as_their_extractor(extractor: Extractor)
 def test_a_linked_name_clears_the_cross_validated_threshold(extractor: Extractor) -> None:
     linker = extractor.nlp.get_pipe("paperkg_linker")
     conf = next(e["confidence"] for e in linked(extractor, UNSEEN) if e["name"] == "Quorvex")
-    assert float(linker.model.info["threshold"]) < conf <= 1.0
+    assert min(linker.model.thresholds[:-1]) < conf <= 1.0
 
 
 def test_calibration_maps_raw_scores_monotonically_into_zero_one(model: LinkerModel) -> None:
@@ -81,8 +81,9 @@ def test_calibration_comes_from_out_of_fold_predictions_per_label(model: LinkerM
     assert all(len(x) >= 2 and len(x) == len(y) for x, y in model.calibration)
 
 
-def test_thresholds_are_one_cross_validated_value(model: LinkerModel) -> None:
-    assert set(model.thresholds.tolist()) == {float(model.info["threshold"])}
+def test_thresholds_are_the_cross_validated_values_per_label(model: LinkerModel) -> None:
+    recorded = [float(x) for x in model.info["thresholds"].split(",")]
+    assert model.thresholds.tolist() == recorded and len(recorded) == len(LABELS)
 
 
 def test_a_candidate_below_every_threshold_is_not_linked() -> None:
@@ -107,5 +108,5 @@ def test_linked_papers_carry_the_linker_version_so_reextract_upgrades_a_rules_st
     from kg.extract.extractor import LINKER_VERSION, VERSION
 
     paper = Paper(id="t", abstract=UNSEEN)
-    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker"
+    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker.2"
     assert Extractor(with_linker=False).extract_one(paper).extractor_version == VERSION

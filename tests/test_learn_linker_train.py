@@ -9,23 +9,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kg.eval.scoring import score
 from kg.extract.linker import LABELS, LinkerModel
 from kg.learn.gold import read_gold
 from kg.learn.linker_train import (
     Prepared,
     Resources,
     TrainConfig,
+    _choose,
+    _gold,
     fit,
     fit_calibration,
     prepare,
     raw_probabilities,
     rules_extractor,
+    run_tail,
     save_model,
 )
 from kg.settings import DEFAULT_BASE_IRI
 
 DEV19 = Path(__file__).parent / "data" / "icml2025_seed_gold.jsonl"
-SMALL = TrainConfig(hidden=16, epochs=2, batch=64)
+SMALL = TrainConfig(hidden=16, epochs=2, batch=64, seeds=(0,), min_feature_count=2)
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +70,26 @@ def test_a_saved_model_loads_back_its_features_and_predictions(
     raw = raw_probabilities(prepared, weights.model())
     labels = np.concatenate([p.labels for p in prepared])
     cal = fit_calibration(raw, labels)
-    save_model(tmp_path / "m.npz", weights, cal, 0.4, {"threshold": "0.4"})
+    thresholds = np.array([0.4, 0.45, 0.5, 0.35, 0.4, 0.3, 0.55, 0.4])
+    save_model(tmp_path / "m.npz", weights, cal, thresholds, {"thresholds": "unused here"})
     loaded = LinkerModel.load(tmp_path / "m.npz")
     assert list(loaded.features) == weights.features
     again = raw_probabilities(prepared, loaded)
     assert np.allclose(again, raw, atol=5e-3)  # embeddings are stored as float16
-    assert loaded.thresholds.tolist() == [0.4] * len(LABELS)
+    assert loaded.thresholds.tolist() == thresholds.tolist()
+
+
+def test_per_label_thresholds_never_score_below_the_best_single_threshold(prepared: list[Prepared]) -> None:
+    extractor, res = rules_extractor(DEFAULT_BASE_IRI), Resources.load(DEFAULT_BASE_IRI)
+    weights = fit(prepared, SMALL)
+    raw = raw_probabilities(prepared, weights.model())
+    model = weights.model(fit_calibration(raw, np.concatenate([p.labels for p in prepared])))
+
+    def micro(th: np.ndarray) -> float:
+        preds = run_tail(prepared, dataclasses.replace(model, thresholds=th), extractor, res, raw)
+        return float(score(_gold(prepared), preds).rows["micro"]["f1"])
+
+    single = _choose(model, prepared, raw, extractor, res, per_label=False)
+    per_label = _choose(model, prepared, raw, extractor, res, per_label=True)
+    assert len(set(single.tolist())) == 1
+    assert micro(per_label) >= micro(single)

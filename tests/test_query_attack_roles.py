@@ -105,8 +105,10 @@ def test_a_defense_against_a_threat_is_no_attack_realising_it(ctx: QueryContext)
 
 def test_a_defense_whose_head_noun_says_attack_is_a_defense_and_no_attack(ctx: QueryContext) -> None:
     # "(PBA) to defend against the backdoor attack": the head noun makes its kind Attack, its purpose defends
-    assert [(e.name, e.kind) for e in q.defenses(ctx, against="backdoor attack")] == [("PBA", "Attack")]
-    assert "PBA" not in names(q.attacks(ctx))
+    assert [(e.name, e.kind) for e in q.defenses(ctx, against="backdoor attack")] == [
+        ("PBA (Prompt-Based Aggregation)", "Attack")
+    ]
+    assert "PBA (Prompt-Based Aggregation)" not in names(q.attacks(ctx))
 
 
 def test_a_method_for_relation_extraction_or_improving_robustness_is_no_attack(ctx: QueryContext) -> None:

@@ -5,7 +5,7 @@
    rule: a candidate is positive for a category when its text matches a gold item of that category.
 2. For each of the committed folds (data/cv_folds.json) the network is trained on the other four, and the
    held-out fifth is run through the real tail of the pipeline (linker, canonicaliser, results) and scored
-   by kg.eval.scoring (the reference scorer's rules). Calibration (isotonic, per label) and the threshold are
+   by kg.eval.scoring (the reference scorer's rules). Calibration (isotonic) and thresholds, per label, are
    fitted on the other folds' out-of-fold predictions, never on the fold scored.
 3. The shipped model is trained on all of it with the same config, calibrated and thresholded on the
    out-of-fold predictions of step 2; training is seeded and single-threaded, so the same command
@@ -73,10 +73,11 @@ class TrainConfig:
     dropout: float = 0.3
     learning_rate: float = 2e-3
     batch: int = 256
-    min_feature_count: int = 2
-    seeds: tuple[int, ...] = (0,)
+    min_feature_count: int = 5
+    seeds: tuple[int, ...] = (0, 1, 2)
     init_scale: float = 0.02
     rule_types: tuple[str, ...] = ()  # entity types linked by the rules, not the network
+    per_label_thresholds: bool = True
 
 
 @dataclass
@@ -352,7 +353,7 @@ def _gold(items: Sequence[Prepared]) -> dict[str, dict[str, Any]]:
 @dataclass
 class FoldScore:
     fold: int
-    threshold: float
+    thresholds: list[float]
     rows: dict[str, dict[str, float]]
 
 
@@ -418,8 +419,10 @@ def baseline(items: Sequence[Prepared], extractor: Extractor) -> CVReport:
         for p in part:
             p.doc._.kg_mentions = [dict(m) for m in p.mentions]
             preds[p.gold.id] = to_json(extractor._extraction(_paper(p.gold), results(canon(p.doc)), ()))
-        folds.append(FoldScore(k, 0.0, score(_gold(part), preds).rows))
-    return CVReport("rules (extractor 0.3.1 without the linker)", folds, time.perf_counter() - t0)
+        folds.append(FoldScore(k, [], score(_gold(part), preds).rows))
+    return CVReport(
+        f"rules (extractor {extractor.version} without the linker)", folds, time.perf_counter() - t0
+    )
 
 
 def _choose(
@@ -428,14 +431,31 @@ def _choose(
     raw: NDArray[np.float64],
     extractor: Extractor,
     res: Resources,
-) -> float:
-    """The threshold with the best micro F1 on these items (their out-of-fold raw probabilities)."""
-    best, best_f1 = THRESHOLDS[0], -1.0
+    per_label: bool = False,
+) -> NDArray[np.float64]:
+    """The thresholds with the best micro F1 on these items (their out-of-fold raw probabilities): one global
+    value, then (`per_label`) each decided label's own, by one pass of coordinate ascent."""
+
+    def f1_of(th: NDArray[np.float64]) -> float:
+        m = _with(model, thresholds=th)
+        return float(score(_gold(items), run_tail(items, m, extractor, res, raw)).rows["micro"]["f1"])
+
+    best, best_f1 = np.full(len(LABELS), THRESHOLDS[0]), -1.0
     for t in THRESHOLDS:
-        m = _with(model, thresholds=np.full(len(LABELS), t))
-        f1 = score(_gold(items), run_tail(items, m, extractor, res, raw)).rows["micro"]["f1"]
+        th = np.full(len(LABELS), t)
+        f1 = f1_of(th)
         if f1 > best_f1:
-            best, best_f1 = t, f1
+            best, best_f1 = th, f1
+    if per_label:
+        for j in range(len(LABELS) - 1):  # the last label (models) only splits methods, never thresholded
+            for step in (-0.15, -0.1, -0.05, 0.05, 0.1, 0.15):
+                th = best.copy()
+                th[j] = round(float(best[j]) + step, 2)
+                if not 0.05 <= th[j] <= 0.95:
+                    continue
+                f1 = f1_of(th)
+                if f1 > best_f1:
+                    best, best_f1 = th, f1
     return best
 
 
@@ -478,11 +498,11 @@ def cross_validate(
         o_raw = np.concatenate([raw_of[j] for j in others])
         cal = fit_calibration(o_raw, stacked_labels(o_items))
         model = weights_of[k].model(cal, info={"rule_types": ",".join(config.rule_types)})
-        t = _choose(model, o_items, o_raw, extractor, res)
-        model = _with(model, thresholds=np.full(len(LABELS), t))
+        th = _choose(model, o_items, o_raw, extractor, res, config.per_label_thresholds)
+        model = _with(model, thresholds=th)
         preds = run_tail(part, model, extractor, res, raw_of[k])
         all_preds.update(preds)
-        folds.append(FoldScore(k, t, score(_gold(part), preds).rows))
+        folds.append(FoldScore(k, [round(float(x), 2) for x in th], score(_gold(part), preds).rows))
     oof = np.concatenate([raw_of[k] for k in parts])
     ordered = [p for k in parts for p in parts[k]]
     return CVReport(name, folds, time.perf_counter() - t0, oof, all_preds, ordered)
@@ -524,7 +544,7 @@ def save_model(
     path: Path,
     weights: Weights,
     calibration: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
-    threshold: float,
+    thresholds: NDArray[np.float64],
     info: dict[str, str],
 ) -> None:
     arrays: dict[str, Any] = {
@@ -532,7 +552,7 @@ def save_model(
     }
     for j, (x, y) in enumerate(calibration):
         arrays[f"cal_x{j}"], arrays[f"cal_y{j}"] = x.astype(np.float32), y.astype(np.float32)
-    arrays["thresholds"] = np.full(len(LABELS), threshold)
+    arrays["thresholds"] = np.asarray(thresholds, np.float64)
     arrays["features"] = np.array(weights.features, dtype=str)  # one string each: a feature may hold "\n"
     arrays["info"] = np.array("\n".join(f"{k}={v}" for k, v in sorted(info.items())))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -554,7 +574,12 @@ def train_shipped(
     weights = fit(items, config)
     rule_types = ",".join(config.rule_types)
     threshold = _choose(
-        weights.model(cal, info={"rule_types": rule_types}), order, cv.oof_raw, extractor, res
+        weights.model(cal, info={"rule_types": rule_types}),
+        order,
+        cv.oof_raw,
+        extractor,
+        res,
+        config.per_label_thresholds,
     )
     info = {
         "rule_types": rule_types,
@@ -562,7 +587,7 @@ def train_shipped(
         "config": json.dumps(asdict(config), sort_keys=True),
         "gold_abstracts": str(len(items)),
         "gold_fingerprint": data_fingerprint(items),
-        "threshold": str(threshold),
+        "thresholds": ",".join(f"{x:.2f}" for x in threshold),
         "cv_micro_f1": f"{cv.summary()['micro']['f1'][0]:.4f}",
     }
     save_model(out, weights, cal, threshold, info)
