@@ -476,7 +476,7 @@ def cross_validate(
     log: Callable[[str], None] = lambda _: None,
 ) -> CVReport:
     """5-fold CV: train on four folds (a `fraction` of their abstracts, seeded), score the fifth end to end;
-    calibration and threshold of each scored fold come from the other folds' out-of-fold predictions."""
+    calibration and thresholds of each scored fold come from the other folds' out-of-fold predictions."""
     t0 = time.perf_counter()
     parts = _by_fold(items)
     raw_of: dict[int, NDArray[np.float64]] = {}
@@ -567,13 +567,13 @@ def train_shipped(
     config: TrainConfig,
     out: Path = MODEL_FILE,
 ) -> dict[str, str]:
-    """Train on every gold abstract; calibrate and threshold on the CV's out-of-fold predictions."""
+    """Train on every gold abstract; calibrate and choose thresholds on the CV's out-of-fold predictions."""
     order = cv.order
     assert cv.oof_raw is not None
     cal = fit_calibration(cv.oof_raw, stacked_labels(order))
     weights = fit(items, config)
     rule_types = ",".join(config.rule_types)
-    threshold = _choose(
+    thresholds = _choose(
         weights.model(cal, info={"rule_types": rule_types}),
         order,
         cv.oof_raw,
@@ -587,10 +587,10 @@ def train_shipped(
         "config": json.dumps(asdict(config), sort_keys=True),
         "gold_abstracts": str(len(items)),
         "gold_fingerprint": data_fingerprint(items),
-        "thresholds": ",".join(f"{x:.2f}" for x in threshold),
+        "thresholds": ",".join(f"{x:.2f}" for x in thresholds),
         "cv_micro_f1": f"{cv.summary()['micro']['f1'][0]:.4f}",
     }
-    save_model(out, weights, cal, threshold, info)
+    save_model(out, weights, cal, thresholds, info)
     return info
 
 
