@@ -175,7 +175,7 @@ def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
 
 
 def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
-    from kg.extract import VERSION, Extractor, to_json
+    from kg.extract import Extractor, to_json
 
     gold = load_gold()
     folds = read_folds()
@@ -245,7 +245,7 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
         }
     report = {
         "label": label,
-        "extractor_version": VERSION,
+        "extractor_version": ex.version,
         "abstracts": len(gold),
         "extract_seconds": round(seconds, 1),
         "mean_sd_over_folds": summary,
