@@ -9,6 +9,7 @@ from fixtures_api import BASE, store_from
 
 import kg.query as q
 from kg.extract import Extractor
+from kg.extract.canon import defined_name
 from kg.extract.senses import content_words, load_senses, share_content_word
 from kg.query import QueryContext
 from kg.types import Extraction, Paper
@@ -243,3 +244,22 @@ def test_a_parenthesis_that_only_holds_the_acronyms_letters_names_nothing(extrac
     )
     [own] = [lk for lk in ex.links if lk.relation == "proposes"]
     assert (own.entity.name, own.aliases) == ("ZAP", ("lazy adaptive pruner",))  # no definition of ZAP
+
+
+def test_a_long_form_keeps_no_markdown_emphasis_in_the_name_it_gives() -> None:
+    assert defined_name("MGFiD", "M**ulti-**G**ranularity guided **F**usion-**i**n-**D**ecoder") == (
+        "MGFiD (Multi-Granularity guided Fusion-in-Decoder)"
+    )
+
+
+def test_a_proposal_whose_definition_marks_its_letters_is_named_without_marks(extractor: Extractor) -> None:
+    paper = Paper(
+        id="marked",
+        abstract="We propose **M**asked **P**rompt **L**earning (MPL), a framework for few-shot "
+        "classification. MPL improves accuracy on five benchmarks.",
+    )
+    [own] = [lk for lk in extractor.extract_one(paper).links if lk.relation == "proposes"]
+    assert (own.entity.name, own.aliases) == (
+        "MPL (Masked Prompt Learning)",
+        ("MPL", "Masked Prompt Learning"),
+    )

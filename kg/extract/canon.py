@@ -279,7 +279,13 @@ def defined_name(short: str, long: str) -> str:
     as its disambiguator ("APL (Adaptive Prior Learning)"). Two papers' "APL" are one entity when their
     definitions are one long form (case, spacing, hyphens aside: the IRI's slug folds them) and two when
     they are not ("APL (asymmetric pseudo-labeling)")."""
-    return f"{short} ({' '.join(long.strip(_EMPHASIS + _QUOTES + ' ').split())})"
+    return f"{short} ({plain_long_form(long)})"
+
+
+def plain_long_form(long: str) -> str:
+    """A long form as a name: without the quotes around it and the markdown emphasis in it, whose marks some
+    abstracts keep around the letters the acronym takes ("M**ulti-**G**ranularity" → "Multi-Granularity")."""
+    return " ".join(long.strip(_EMPHASIS + _QUOTES + " ").replace("*", "").replace("__", "").split())
 
 
 def _name_by_definition(entities: list[dict[str, Any]]) -> None:
@@ -291,11 +297,12 @@ def _name_by_definition(entities: list[dict[str, Any]]) -> None:
         pair = e.pop("defined_as", None)
         if pair is None or match_key(e["name"]) != match_key(pair.short):
             continue
-        name = defined_name(pair.short, pair.long)
+        name, long = defined_name(pair.short, pair.long), plain_long_form(pair.long)
         renamed[e["name"]] = name
-        aliases = [a for a in e.get("aliases") or [] if a != pair.short and a != name]
-        e["aliases"] = [pair.short, *aliases] if pair.long in aliases else [pair.short, pair.long, *aliases]
-        e["name"], e["long_form"] = name, pair.long
+        kept = [a for a in e.get("aliases") or [] if a not in (pair.short, name)]
+        aliases = [long if a == pair.long else a for a in kept]
+        e["aliases"] = [pair.short, *aliases] if long in aliases else [pair.short, long, *aliases]
+        e["name"], e["long_form"] = name, long
     if not renamed:
         return
     for e in entities:
