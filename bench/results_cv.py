@@ -30,7 +30,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +170,19 @@ def figures(c: dict[str, int]) -> dict[str, Any]:
 KEYS = ("precision", "recall", "f1", "precision_abs", "recall_abs", "kind_accuracy", "method_accuracy")
 
 
+def mean_sd(fold_figures: Iterable[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Mean and sample sd over the folds of each figure of `KEYS` (folds where it is undefined left out)."""
+    figs = list(fold_figures)
+    out: dict[str, dict[str, float | None]] = {}
+    for k in KEYS:
+        xs = [f[k] for f in figs if f[k] is not None]
+        out[k] = {
+            "mean": round(statistics.mean(xs), 4) if xs else None,
+            "sd": round(statistics.stdev(xs), 4) if len(xs) > 1 else None,
+        }
+    return out
+
+
 def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
     return {k: a.get(k, 0) + v for k, v in b.items()}
 
@@ -236,13 +249,7 @@ def run(label: str, out: Path, errors: Path | None) -> dict[str, Any]:
     for k, v in per_fold.items():
         g = "folds 0-2 (errors read)" if k <= 2 else "folds 3-4 (errors not read)"
         groups[g] = _add(groups.get(g, {}), v)
-    summary: dict[str, Any] = {}
-    for k in KEYS:
-        xs = [f[k] for f in fold_figs.values() if f[k] is not None]
-        summary[k] = {
-            "mean": round(statistics.mean(xs), 4) if xs else None,
-            "sd": round(statistics.stdev(xs), 4) if len(xs) > 1 else None,
-        }
+    summary = mean_sd(fold_figs.values())
     report = {
         "label": label,
         "extractor_version": ex.version,

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -40,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ["KG_RESULTS_MODEL"] = "candidates"  # the rules' results and the candidates they refuse
 
-from results_cv import KEYS, _add, _pair, figures, load_gold, score_doc  # noqa: E402
+from results_cv import _add, _pair, figures, load_gold, mean_sd, score_doc  # noqa: E402
 from results_quality import matches  # noqa: E402
 
 from kg.extract import results_model  # noqa: E402
@@ -217,18 +216,11 @@ def train(docs: list[Doc], objective: str = "f1") -> tuple[results_model.Results
 
 def _summary(per_fold: dict[int, dict[str, int]]) -> dict[str, Any]:
     figs = {k: figures(v) for k, v in sorted(per_fold.items())}
-    out: dict[str, Any] = {}
-    for k in KEYS:
-        xs = [f[k] for f in figs.values() if f[k] is not None]
-        out[k] = {
-            "mean": round(statistics.mean(xs), 4) if xs else None,
-            "sd": round(statistics.stdev(xs), 4) if len(xs) > 1 else None,
-        }
     pooled: dict[str, int] = {}
     for v in per_fold.values():
         pooled = _add(pooled, v)
     return {
-        "mean_sd_over_folds": out,
+        "mean_sd_over_folds": mean_sd(figs.values()),
         "pooled": figures(pooled),
         "folds": {str(k): v for k, v in figs.items()},
     }

@@ -268,7 +268,7 @@ def _spelled_out(pair: Acronym) -> bool:
     (APL)"), or its capitals spell the acronym ("ELEMENTAL (intEractive LEarning froM dEmoNstraTion And
     Language)"); a parenthesis whose letters merely contain the acronym's ("AMASS (state-of-the-art results in
     evaluations on large motion capture datasets)") is no definition to name an entity by."""
-    long = pair.long.strip(_EMPHASIS + _QUOTES + " ")
+    long = plain_long_form(pair.long)
     letters = "".join(c for c in pair.short if c.isalpha()).upper()
     capitals = "".join(c for c in long if c.isupper())
     return bool(long) and (long[0].lower() == pair.short[0].lower() or capitals in (letters, letters[:-1]))

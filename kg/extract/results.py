@@ -213,9 +213,8 @@ class ResultFinder:
 
 def abstract_start(doc: Doc) -> int:
     """Where the abstract starts in a doc's text (after the title and the field separator)."""
-    text = doc_text(doc)
-    title_end = doc._.kg_title_end or 0
-    return title_end + len(SEPARATOR) if text.find(SEPARATOR) >= 0 else 0
+    boundary = doc_text(doc).find(SEPARATOR)
+    return boundary + len(SEPARATOR) if boundary >= 0 else 0
 
 
 def _unit(raw: str | None) -> str:
@@ -819,6 +818,42 @@ def _groups(text: str, values: list[_Value]) -> list[list[_Value]]:
     return out
 
 
+def _row(
+    v: _Value,
+    sentence: tuple[int, int],
+    kind: str,
+    metric: EntityRef,
+    *,
+    dataset: EntityRef | None,
+    splits: dict[EntityRef, str],
+    method: EntityRef | None,
+    baseline: EntityRef | None,
+    confidence: float,
+    rule: str,
+    value: float | None = None,
+) -> dict[str, Any]:
+    """One result as the plain dict `find_results` returns (entity refs as [type, name, kind] lists)."""
+
+    def ref(r: EntityRef | None) -> list[Any] | None:
+        return None if r is None else [r.type, r.name, r.kind]
+
+    return {
+        "value": v.value if value is None else value,
+        "unit": v.unit,
+        "kind": kind,
+        "metric": ref(metric),
+        "dataset": ref(dataset),
+        "split": None if dataset is None else splits.get(dataset),
+        "method": ref(method),
+        "baseline": ref(baseline),
+        "start": v.start,
+        "end": v.end,
+        "sentence": list(sentence),
+        "confidence": confidence,
+        "rule": rule,
+    }
+
+
 def find_results(doc: Doc, *, refused: bool = False) -> list[dict[str, Any]]:
     """The results of a doc as plain dicts with doc offsets (msgpack-safe, like the mentions); `refused`
     adds the candidates the rules refuse (`_loose`) for the learned re-scorer to decide on."""
@@ -925,23 +960,18 @@ def find_results(doc: Doc, *, refused: bool = False) -> list[dict[str, Any]]:
                 if len(group) > 1 and not respectively:
                     conf -= 0.05
                 out.append(
-                    {
-                        "value": v.value,
-                        "unit": v.unit,
-                        "kind": kind,
-                        "metric": [v_metric.type, v_metric.name, v_metric.kind],
-                        "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
-                        "split": None if dataset is None else splits.get(dataset),
-                        "method": None if method is None else [method.type, method.name, method.kind],
-                        "baseline": None
-                        if baseline is None
-                        else [baseline.type, baseline.name, baseline.kind],
-                        "start": v.start,
-                        "end": v.end,
-                        "sentence": [off, end],
-                        "confidence": round(min(conf, 0.95), 3),
-                        "rule": "result-" + ("tight" if tight else "near"),
-                    }
+                    _row(
+                        v,
+                        (off, end),
+                        kind,
+                        v_metric,
+                        dataset=dataset,
+                        splits=splits,
+                        method=method,
+                        baseline=baseline,
+                        confidence=round(min(conf, 0.95), 3),
+                        rule="result-" + ("tight" if tight else "near"),
+                    )
                 )
                 last_delta = v.end if kind == "delta" else None
         gains = _performance_gains(ents, text, off, end, values, tied, datasets, only, splits)
@@ -1016,25 +1046,23 @@ def _loose(
         method = _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
         baseline = _baseline(ents, text, v, others, (off, end), method, kind == "absolute")
         out.append(
-            {
-                "value": v.value,
-                "unit": v.unit,
-                "kind": kind,
-                "metric": [metric.ref.type, metric.ref.name, metric.ref.kind],
-                "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
-                "split": None if dataset is None else splits.get(dataset),
-                "method": None if method is None else [method.type, method.name, method.kind],
-                "baseline": None if baseline is None else [baseline.type, baseline.name, baseline.kind],
-                "start": v.start,
-                "end": v.end,
-                "sentence": [off, end],
-                "confidence": 0.5,
-                "rule": "result-loose",
-            }
+            _row(
+                v,
+                (off, end),
+                kind,
+                metric.ref,
+                dataset=dataset,
+                splits=splits,
+                method=method,
+                baseline=baseline,
+                confidence=0.5,
+                rule="result-loose",
+            )
         )
     return out
 
 
+_PERFORMANCE = EntityRef("Metric", "performance")  # the measure of an improvement that names none
 _GAIN_CUE = re.compile(r"\b(?:outperform|surpass|improv|boost|exceed|beat|gain|increas)", re.I)
 # "outperforms X by 5.5%", "improves the SOTA … by 4.3%": an improvement whose measure is not named
 _GAIN_BY = re.compile(
@@ -1089,28 +1117,26 @@ def _performance_gains(
         if _MEASURE_NAMED.match(after) or "in terms of" in after[:80]:
             continue  # "a gain of 4 points in MAP": a measure is named, only not one we know
         others = [o for o in values if o is not v]
-        anchor = _Span(v.start, v.end, EntityRef("Metric", "performance"))
+        anchor = _Span(v.start, v.end, _PERFORMANCE)
         dataset = _nearest_dataset(text, datasets, v, anchor, others, off, end)
         if dataset is None and len(only) == 1 and not _AVERAGE.search(text[off:end]):
             dataset = only[0]
         method = _subject(ents, text, off, v, tied) or _method(ents, text, v, off)
         baseline = _baseline(ents, text, v, others, (off, end), method, False)
         out.append(
-            {
-                "value": -v.value if v.value < 0 else v.value,
-                "unit": v.unit,
-                "kind": "delta",
-                "metric": ["Metric", "performance", None],
-                "dataset": None if dataset is None else [dataset.type, dataset.name, dataset.kind],
-                "split": None if dataset is None else splits.get(dataset),
-                "method": None if method is None else [method.type, method.name, method.kind],
-                "baseline": None if baseline is None else [baseline.type, baseline.name, baseline.kind],
-                "start": v.start,
-                "end": v.end,
-                "sentence": [off, end],
-                "confidence": 0.7,
-                "rule": "result-performance",
-            }
+            _row(
+                v,
+                (off, end),
+                "delta",
+                _PERFORMANCE,
+                dataset=dataset,
+                splits=splits,
+                method=method,
+                baseline=baseline,
+                confidence=0.7,
+                rule="result-performance",
+                value=-v.value if v.value < 0 else v.value,
+            )
         )
     return out
 
@@ -1146,8 +1172,7 @@ def _ref(x: list[Any] | None) -> EntityRef | None:
 def results_from_doc(doc: Doc) -> tuple[Result, ...]:
     """The `Result` records of a processed doc, offsets in the abstract (the field they were read from)."""
     text = doc_text(doc)
-    boundary = text.find(SEPARATOR)
-    shift = boundary + len(SEPARATOR) if boundary >= 0 else 0
+    shift = abstract_start(doc)
     out = []
     for r in doc._.kg_results or []:
         metric = _ref(r["metric"])

@@ -56,24 +56,15 @@ _CUES = {
 }
 _CUE_RES = {k: re.compile(p, re.I) for k, p in _CUES.items()}
 _OWN = re.compile(r"\b(?:we|our|ours)\b", re.I)
-_EXTRA_NAMES = frozenset(
-    {
-        "speedup",
-        "model size",
-        "cost",
-        "area under the ROC curve",
-        "throughput",
-        "latency",
-        "memory usage",
-        "FLOPs",
-        "running time",
-        "success rate",
-        "win rate",
-        "error rate",
-        "accuracy",
-        "perplexity",
-    }
-)  # the measures kg.extract.results reads beside a value without the vocabulary (its _EXTRA_METRICS)
+
+
+@functools.cache
+def _extra_names() -> frozenset[str]:
+    """The measures kg.extract.results reads beside a value without the vocabulary (its `_EXTRA_METRICS`);
+    imported late, as that module imports this one."""
+    from kg.extract.results import _EXTRA_METRICS
+
+    return frozenset(name for _, name in _EXTRA_METRICS)
 
 
 def mode() -> str:
@@ -124,7 +115,7 @@ def features(text: str, r: dict[str, Any], abstract_start: int, abstract_end: in
             else "at_k"
             if "@" in metric
             else "extra"
-            if metric in _EXTRA_NAMES
+            if metric in _extra_names()
             else "entity"
         ),
         f"metric_vocab={_vocab_metric(metric)}",
