@@ -23,6 +23,7 @@ from spacy.tokens import Doc
 from kg.extract import results_model
 from kg.extract.common import doc_text, sentences
 from kg.extract.fields import SEPARATOR
+from kg.extract.measures import EXTRA_METRICS
 from kg.names import match_key
 from kg.types import EntityRef, EntityType, Evidence, Result
 
@@ -141,35 +142,10 @@ _PAREN_GAP = re.compile(r"^\s*\($")
 _AVERAGE = re.compile(r"\b(?:average|averaged|on average|across|mean)\b", re.I)
 _OWN = re.compile(r"\b(?:we|our|ours|the proposed|this method|this approach|this framework)\b", re.I)
 
-# Measures an abstract states beside factors and deltas that the entity vocabularies rarely hold as
-# metrics: (pattern, canonical name). Looked for only right beside a value.
-_EXTRA_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p), name)
-    for p, name in (
-        (
-            r"(?:training |inference |measured |wall-clock |end-to-end )?(?:speed[- ]?ups?|acceleration)|"
-            r"faster|accelerat(?:e|es|ed|ing)",
-            "speedup",
-        ),
-        (r"model size|number of parameters|parameter count", "model size"),
-        (r"(?:computational |training |inference )?cost", "cost"),
-        (r"area under the (?:receiver operating characteristic|ROC) curve", "area under the ROC curve"),
-        (r"throughput", "throughput"),
-        (r"(?:inference |end-to-end |decoding )?latency", "latency"),
-        (r"(?:GPU |peak )?memory(?: usage| footprint| consumption| cost)?", "memory usage"),
-        (r"FLOPs|compute|computation(?:al cost)?", "FLOPs"),
-        (r"(?:inference|training|wall-clock|running|run) time", "running time"),
-        (r"(?:task )?success rates?", "success rate"),
-        (r"win[- ]rates?", "win rate"),
-        (r"error(?: rates?)?", "error rate"),
-        (r"accuracy|accuracies", "accuracy"),
-        (r"perplexity", "perplexity"),
-    )
-)
 _AT_K = re.compile(
     r"(?<![\w@-])(?:nDCG|NDCG|Recall|R|Hits?|HR|P|Precision|MRR|mAP|AP|Acc|Success)@\d+(?![\w@])"
 )
-_EXTRA_ANY = re.compile("|".join(rf"(?:{p.pattern})" for p, _ in _EXTRA_METRICS))
+_EXTRA_ANY = re.compile("|".join(rf"(?:{p.pattern})" for p, _ in EXTRA_METRICS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +352,7 @@ def _metrics_in(ents: _Entities, text: str, off: int, end: int) -> list[_Span]:
         if any(f.start < e and s < f.end for f in found):
             continue
         word = m.group()
-        name = next(n for p, n in _EXTRA_METRICS if p.fullmatch(word))
+        name = next(n for p, n in EXTRA_METRICS if p.fullmatch(word))
         found.append(_Span(s, e, EntityRef("Metric", name)))
     for m in _AT_K.finditer(text, off, end):  # "29.9 nDCG@10", "Recall@2 of 30.5"
         if not any(f.start < m.end() and m.start() < f.end for f in found):

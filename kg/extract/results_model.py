@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kg.extract.measures import EXTRA_NAMES
 from kg.names import match_key
 
 MODEL_FILE = Path(__file__).resolve().parent / "models" / "results.npz"
@@ -56,15 +57,6 @@ _CUES = {
 }
 _CUE_RES = {k: re.compile(p, re.I) for k, p in _CUES.items()}
 _OWN = re.compile(r"\b(?:we|our|ours)\b", re.I)
-
-
-@functools.cache
-def _extra_names() -> frozenset[str]:
-    """The measures kg.extract.results reads beside a value without the vocabulary (its `_EXTRA_METRICS`);
-    imported late, as that module imports this one."""
-    from kg.extract.results import _EXTRA_METRICS
-
-    return frozenset(name for _, name in _EXTRA_METRICS)
 
 
 def mode() -> str:
@@ -115,7 +107,7 @@ def features(text: str, r: dict[str, Any], abstract_start: int, abstract_end: in
             else "at_k"
             if "@" in metric
             else "extra"
-            if metric in _extra_names()
+            if metric in EXTRA_NAMES
             else "entity"
         ),
         f"metric_vocab={_vocab_metric(metric)}",
