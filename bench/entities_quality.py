@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg.extract import Extractor  # noqa: E402
 from kg.extract.acronyms import find_definitions  # noqa: E402
+from kg.extract.canon import plain_long_form  # noqa: E402
 from kg.extract.lexicon import load_lexicon  # noqa: E402
 from kg.io import read_papers  # noqa: E402
 from kg.names import fold, match_key, singular  # noqa: E402
@@ -78,7 +79,7 @@ def definitions(ex: Extraction) -> dict[str, str]:
     out: dict[str, str] = {}
     for text in (ex.paper.title or "", ex.paper.abstract or ""):
         for a in find_definitions(text):
-            out.setdefault(a.short, a.long)
+            out.setdefault(a.short, plain_long_form(a.long))  # "FI**nancial" is markdown for "Financial"
     return out
 
 

@@ -62,9 +62,24 @@ def best_long_form(short: str, long: str, strict: bool = True) -> str | None:
     return long[start:]
 
 
+def _by_initials(short: str, long: str) -> str | None:
+    """The last words of `long` whose initials are `short`'s letters, one word each ("proximal policy
+    optimization" for PPO, where the shortest spelling is "policy optimization"), or None."""
+    letters = [c.lower() for c in short if c.isalpha()]
+    if len(letters) < 2 or len(letters) != len([c for c in short if c.isalnum()]):
+        return None
+    words = list(re.finditer(r"[^\W_]+", long))[-len(letters) :]
+    if len(words) < len(letters) or [w.group()[0].lower() for w in words] != letters:
+        return None
+    return long[words[0].start() :]
+
+
 def _match(short: str, long: str, strict: bool = True) -> str | None:
     core = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
     found = best_long_form(core, long, strict)
+    initials = _by_initials(core, long)
+    if found is not None and initials is not None and len(initials) > len(found):
+        return initials
     if found is None and any(d in core for d in _DIGIT_WORDS):
         found = best_long_form("".join(_DIGIT_WORDS.get(ch, ch) for ch in core), long)
     if found is None and core[-1:].isdigit() and len(core.rstrip("0123456789")) >= 2:

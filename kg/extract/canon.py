@@ -198,11 +198,14 @@ class Canonicaliser:
             if pair is not None:
                 forms += [pair.short, pair.long]
             aliases: list[str] = []
-            for f in forms:
-                if f and f != ent["name"] and f not in aliases and not ent["name"].startswith(f + " "):
-                    if (pair is None or f not in pair[:2]) and _contains_name(f, ent["name"]):
+            for f in (_unquoted(f) for f in forms):
+                defined = pair is not None and f in pair[:2]
+                if f and f != ent["name"] and f not in aliases and (defined or not _piece_of(f, ent["name"])):
+                    if not defined and _contains_name(f, ent["name"]):
                         continue  # "image generation on ILSVRC2012" is no name of ImageNet
-                    aliases.append(f)  # a cut-off form ("targeted" of "targeted attack") is no label
+                    if ent["type"] == "Task" and _agent_of(f, ent["name"]):
+                        continue  # "3D object detectors" find the task; they are not a name of it
+                    aliases.append(f)
             ent["aliases"] = aliases
             entities.append(ent)
         entities = _without_evaluative(entities, text)
@@ -540,6 +543,45 @@ def _is_name(name: str) -> bool:
     rate" or "+8.2%" is a piece of a measurement; it is not cut off ("executing sub-" of "sub-tasks") and
     holds no naming cue ("framework named agents")."""
     return name[:1].isalnum() and name[-1:] not in "-/(" and not _NAMED_INSIDE.search(name)
+
+
+def _unquoted(form: str) -> str:
+    """The form without a quote or bracket it opens or closes but does not pair ('"Video Object
+    Segmentation' of a quoted title)."""
+    for opener, closer in (("\"", "\""), ("“", "”"), ("(", ")"), ("[", "]")):
+        if form.startswith(opener) and closer not in form[1:]:
+            form = form[1:].strip()
+        if form.endswith(closer) and opener not in form[:-1]:
+            form = form[:-1].strip()
+    return form
+
+
+def _name_words(name: str) -> list[str]:
+    return [k for w in re.split(r"[\s\-]+", name) if (k := match_key(w))]
+
+
+def _piece_of(form: str, name: str) -> bool:
+    """`form` is a cut-off run of the name's words ("policy optimization" of "proximal policy
+    optimization", "noisy labels" of "learning from noisy labels"), not another name for it."""
+    words, inner = _name_words(name), _name_words(form)
+    return 0 < len(inner) < len(words) and any(
+        words[i : i + len(inner)] == inner for i in range(len(words) - len(inner) + 1)
+    )
+
+
+_AGENT = re.compile(r"(?:or|er)s?$")
+
+
+def _agent_of(form: str, name: str) -> bool:
+    """`form` names what performs the task `name`: its last word the agent noun of the task's ("object
+    detectors" of "object detection", "a classifier" of "image classification")."""
+    last, head = (form.split() or [""])[-1].lower(), (name.split() or [""])[-1].lower()
+    return (
+        head.endswith(("ion", "ing"))
+        and _AGENT.search(last) is not None
+        and len(last) > 5
+        and last[:5] == head[:5]
+    )
 
 
 def _contains_name(form: str, name: str) -> bool:

@@ -21,7 +21,7 @@ from kg.extract.results import result_json, results_from_doc
 from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
 
-VERSION = "0.4.3"  # the rule components decide (the default)
+VERSION = "0.4.4"  # the rule components decide (the default)
 RESULTS_MODEL_SUFFIX = "+results"
 LINKER_VERSION = VERSION + "+linker.2"  # the trained linker decides (KG_LINKER=1); .2: its weights
 MAX_ABSTRACT = 100_000

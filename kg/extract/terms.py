@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import gzip
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spacy.language import Language
@@ -53,6 +53,8 @@ class TierTerm:
     type: str
     alt_type: str | None
     support: int
+    # the acronym this key was read from ("CLIP"): the phrase must be written so ("clips" is no CLIP)
+    written: str | None = None
 
 
 @dataclass(slots=True)
@@ -91,10 +93,18 @@ def load_tier(base_iri: str, path: Path = TIER_FILE) -> dict[str, TierTerm]:
         if not d.name or not d.type:
             continue
         term = TierTerm(d.name, d.type, d.alt_type, d.support)
-        for label in [term.name, *d.alt]:
+        labels = [term.name, *d.alt]
+        plain = {match_key(label) for label in labels if not is_acronym(label)}
+        for label in labels:
             if (key := match_key(label)) and len(key) > 3:
-                out.setdefault(key, term)
+                out.setdefault(key, term if key in plain else replace(term, written=label))
     return out
+
+
+def is_acronym(label: str) -> bool:
+    """One word written mostly in capitals ("CLIP", "ViT", "GANs"): case is part of the name."""
+    upper = sum(c.isupper() for c in label)
+    return " " not in label and upper >= 2 and upper >= sum(c.islower() for c in label)
 
 
 def context_type(doc: Doc, ph: Phrase, term: TierTerm) -> tuple[str, float]:
@@ -235,6 +245,8 @@ class TermFinder:
             for a, b, key in spans:
                 term = self.tier[key]
                 ph = phrase(doc, a, b)
+                if term.written is not None and ph.text not in (term.written, term.written + "s"):
+                    continue  # "video clips" is not CLIP: an acronym matches only as written
                 start, end = tk.idx[a], tk.idx[a] + len(ph.text)
                 if any(s < end and start < e and not (start <= s and e <= end) for s, e in taken):
                     continue  # overlaps a mention it does not contain (a longer term wins over one inside it)
