@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/judged_compare.py sheet --per-file 4 --seed 20261202 FILE_STEM...
     .venv/bin/python bench/judged_compare.py score
+    .venv/bin/python bench/judged_compare.py rejudge --per-file 5 FILE_STEM...   # after a change
+    .venv/bin/python bench/judged_compare.py rescore
 
 `sheet` draws a seeded sample of corpus abstracts that are in no gold file and not held out, extracts them
 with the rules alone (`Extractor(with_linker=False)`) and with the default extractor (the trained linker),
@@ -10,6 +12,10 @@ word of which extractor proposed which (the key is a separate file). The judge m
 wrong by GOLD_GUIDELINES.md, before either extractor is changed. `score` joins the judgements with the key
 and prints each extractor's precision (and the links only one of them made) to
 bench/results/judged_compare.md.
+`rejudge` extracts the same abstracts again with both extractors as they are now; links judged before keep
+the verdict bench/results/judged_compare.md records (its last table wins), the others go to a new blind sheet
+(shuffled, no word of which extractor made them); `rescore` joins that sheet's judgements and prints the new
+section for judged_compare.md (precision of each extractor over all its links, and the newly judged rows).
 Sheet and key live in bench/results/tmp/ (git-ignored: they hold abstract text); the published table lists
 ids, names and verdicts only.
 """
@@ -35,6 +41,8 @@ CORPUS = Path(os.environ.get("KG_CORPUS", ROOT.parent / "shared" / "data" / "cor
 HELD_OUT = ROOT / "tests" / "data" / "heldout_corpus_ids.txt"
 TMP = ROOT / "bench" / "results" / "tmp"
 SHEET, KEY = TMP / "compare_sheet.json", TMP / "compare_key.json"
+RESHEET, REKEY = TMP / "rejudge_sheet.json", TMP / "rejudge_key.json"
+TABLE = ROOT / "bench" / "results" / "judged_compare.md"
 SYSTEMS = ("rules", "linker")
 
 
@@ -125,6 +133,88 @@ def score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recorded() -> dict[tuple[str, str, str], str]:
+    """(paper, category, entity) → verdict ("right" or "wrong: why") of every link judged so far."""
+    out: dict[tuple[str, str, str], str] = {}
+    for line in TABLE.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 7 and cells[0].isdigit():
+            out[(cells[1], cells[2], cells[3])] = cells[6]
+    return out
+
+
+def rejudge(args: argparse.Namespace) -> int:
+    papers = _draw(args.files, args.per_file, args.seed)
+    extractors = {name: Extractor(with_linker=(name == "linker")) for name in SYSTEMS}
+    found = {name: _links(ex, papers) for name, ex in extractors.items()}
+    versions = {name: ex.version for name, ex in extractors.items()}
+    recorded = _recorded()
+    keys = sorted(set().union(*found.values()))
+    fresh = [k for k in keys if k not in recorded]
+    random.Random(args.seed + 1).shuffle(fresh)
+    rows = []
+    for i, k in enumerate(fresh):
+        seen = next(found[s][k] for s in SYSTEMS if k in found[s])
+        rows.append({"n": i + 1, "paper": k[0], "category": k[1], "entity": k[2], **seen, "judgement": None})
+    TMP.mkdir(parents=True, exist_ok=True)
+    texts = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in papers]
+    RESHEET.write_text(json.dumps({"abstracts": texts, "links": rows}, indent=1, ensure_ascii=False) + "\n")
+    key = [
+        {
+            "paper": k[0], "category": k[1], "entity": k[2], "systems": [s for s in SYSTEMS if k in found[s]],
+            "mention": next(found[s][k] for s in SYSTEMS if k in found[s])["mention"],
+            "verdict": recorded.get(k),
+        }
+        for k in keys
+    ]
+    REKEY.write_text(json.dumps({"versions": versions, "links": key}, ensure_ascii=False) + "\n")
+    print(f"{len(papers)} abstracts, {len(keys)} distinct links, {len(fresh)} not judged before → {RESHEET}")
+    return 0
+
+
+def rescore(args: argparse.Namespace) -> int:
+    rows = json.loads(RESHEET.read_text())["links"]
+    undecided = [r["n"] for r in rows if r["judgement"] not in ("right", "wrong")]
+    if undecided:
+        print(f"error: {len(undecided)} links not judged yet (first: #{undecided[0]})", file=sys.stderr)
+        return 1
+    new = {
+        (r["paper"], r["category"], r["entity"]): r["judgement"] + (f": {r['why']}" if r.get("why") else "")
+        for r in rows
+    }
+    data = json.loads(REKEY.read_text())
+    versions, links = data["versions"], data["links"]
+    verdict = {(k["paper"], k["category"], k["entity"]): k["verdict"] for k in links} | new
+    lines = [
+        "| extractor | links | right | precision |",
+        "| --- | --- | --- | --- |",
+    ]
+    for s in SYSTEMS:
+        mine = [k for k in links if s in k["systems"]]
+        right = sum(verdict[(k["paper"], k["category"], k["entity"])].startswith("right") for k in mine)
+        lines.append(f"| {s} {versions[s]} | {len(mine)} | {right} | {right / max(1, len(mine)):.3f} |")
+    for s in SYSTEMS:
+        only = [k for k in links if k["systems"] == [s]]
+        right = sum(verdict[(k["paper"], k["category"], k["entity"])].startswith("right") for k in only)
+        lines.append(f"| only {s} | {len(only)} | {right} | {right / max(1, len(only)):.3f} |")
+    lines += [
+        "",
+        f"Newly judged ({len(new)}):",
+        "",
+        "| # | paper | category | entity | mention | extractors | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    systems = {(k["paper"], k["category"], k["entity"]): k["systems"] for k in links}
+    for r in sorted(rows, key=lambda r: (r["paper"], r["category"], r["entity"])):
+        k = (r["paper"], r["category"], r["entity"])
+        lines.append(
+            f"| {r['n']} | {r['paper']} | {r['category']} | {r['entity']} | {r['mention']} | "
+            f"{'+'.join(systems[k])} | {new[k]} |"
+        )
+    print("\n".join(lines))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -133,8 +223,13 @@ def main() -> int:
     s.add_argument("--seed", type=int, default=20261202)
     s.add_argument("--per-file", type=int, default=4)
     sub.add_parser("score")
+    r = sub.add_parser("rejudge")
+    r.add_argument("files", nargs="+", help="corpus file stems, as given to `sheet`")
+    r.add_argument("--seed", type=int, default=20261202)
+    r.add_argument("--per-file", type=int, default=4)
+    sub.add_parser("rescore")
     args = ap.parse_args()
-    return sheet(args) if args.cmd == "sheet" else score(args)
+    return {"sheet": sheet, "score": score, "rejudge": rejudge, "rescore": rescore}[args.cmd](args)
 
 
 if __name__ == "__main__":
