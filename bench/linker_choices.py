@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/linker_choices.py configs     # network settings (seeds, epochs, width, dropout)
     .venv/bin/python bench/linker_choices.py ablate      # each rule component left out
-    .venv/bin/python bench/linker_choices.py labels      # trained on exact-name labels (no loose match)
+    .venv/bin/python bench/linker_choices.py labels      # trained on exact-name or whole-phrase positives
 
 Writes bench/results/linker_choices_<what>.json and prints each row's micro F1 (mean ± sd over the folds)
 next to the default's. A choice is kept only when its cross-validated micro F1 beats the default's by more
@@ -17,9 +17,6 @@ import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 
-import numpy as np
-from numpy.typing import NDArray
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -28,12 +25,11 @@ from kg.learn.gold import read_gold  # noqa: E402
 from kg.learn.linker_train import (  # noqa: E402
     GOLD_FILES,
     CVReport,
-    Prepared,
     Resources,
     TrainConfig,
-    candidate_labels,
     cross_validate,
     prepare,
+    relabel,
     rules_extractor,
 )
 from kg.settings import DEFAULT_BASE_IRI  # noqa: E402
@@ -48,6 +44,11 @@ CONFIGS = {
     "dropout 0.5": TrainConfig(dropout=0.5),
     "threats by the rules": TrainConfig(rule_types=("Threat",)),
     "threats and domains by the rules": TrainConfig(rule_types=("Threat", "Domain")),
+}
+LABEL_RULES = {
+    "exact": "exact names and aliases only",
+    "scorer": "the reference scorer's rule (loose for tasks, domains and threats)",
+    "whole": "loose matches only where no longer loosely matching candidate contains the phrase",
 }
 COMPONENTS = (
     "paperkg_recogniser",
@@ -102,49 +103,31 @@ def _row(name: str, r: CVReport, ref: CVReport | None, extra: dict[str, object])
     return out
 
 
-def _whole_phrase(p: Prepared, strict: NDArray[np.float32]) -> NDArray[np.float32]:
-    """`p`'s loose labels, less those of a phrase inside a longer candidate that matches the same category
-    loosely too ("self-supervised" inside "self-supervised representation learning")."""
-    out = p.labels.copy()
-    spans = [set(c.occurrences) for c in p.cands]
-    for r, j in zip(*np.nonzero((p.labels == 1) & (strict == 0)), strict=True):
-        if any(
-            p.labels[r2, j] == 1 and r2 != r
-            and any(s2 <= s and e <= e2 and (s2, e2) != (s, e) for s, e in spans[r] for s2, e2 in spans[r2])
-            for r2 in range(len(p.cands))
-        ):
-            out[r, j] = 0.0
-    return out
-
-
 def main() -> int:
     what = sys.argv[1] if len(sys.argv) > 1 else "configs"
     docs = read_gold(GOLD_FILES)
     extractor = rules_extractor(DEFAULT_BASE_IRI)
     res = Resources.load(DEFAULT_BASE_IRI)
-    items = prepare(docs, extractor, res)
-    ref = cross_validate(items, extractor, res, TrainConfig(), name="default")
-    rows = [_row("default", ref, None, {"config": asdict(TrainConfig())})]
+    default = TrainConfig()
+    scored = prepare(docs, extractor, res)  # positives by the reference scorer's rule; relabelled below
+    items = relabel(scored, default.labels)
+    ref = cross_validate(items, extractor, res, default, name="default")
+    rows = [_row("default", ref, None, {"config": asdict(default)})]
     if what == "configs":
         for name, config in CONFIGS.items():
             if name != "default":
                 r = cross_validate(items, extractor, res, config, name=name)
                 rows.append(_row(name, r, ref, {"config": asdict(config)}))
-    elif what == "labels":  # scored as always (loose for tasks, domains, threats); trained on exact names
-        none: frozenset[str] = frozenset()
-        strict = [
-            replace(p, labels=candidate_labels(p.cands, p.gold.record, p.gold.text, none)) for p in items
-        ]
-        r = cross_validate(strict, extractor, res, TrainConfig(), name="exact-name labels")
-        rows.append(_row("exact-name labels", r, ref, {"labels": "exact names and aliases only"}))
-        whole = [replace(p, labels=_whole_phrase(p, s.labels)) for p, s in zip(items, strict, strict=True)]
-        r = cross_validate(whole, extractor, res, TrainConfig(), name="whole-phrase labels")
-        rows.append(_row("whole-phrase labels", r, ref, {
-            "labels": "loose matches only where no longer loosely matching candidate contains the phrase"}))
+    elif what == "labels":  # scored as always (loose for tasks, domains, threats); trained on other positives
+        for labels, says in LABEL_RULES.items():
+            if labels != default.labels:
+                config = replace(default, labels=labels)
+                r = cross_validate(relabel(scored, labels), extractor, res, config, name=f"{labels} labels")
+                rows.append(_row(f"{labels} labels", r, ref, {"labels": says}))
     else:
         for component in COMPONENTS:
-            ab = prepare(docs, extractor, res, disabled=[component])
-            r = cross_validate(ab, extractor, res, TrainConfig(), name=f"without {component}")
+            ab = relabel(prepare(docs, extractor, res, disabled=[component]), default.labels)
+            r = cross_validate(ab, extractor, res, default, name=f"without {component}")
             rows.append(_row(f"without {component}", r, ref, {"component": component}))
     out = ROOT / "bench" / "results" / f"linker_choices_{what}.json"
     out.write_text(json.dumps(rows, indent=1) + "\n")

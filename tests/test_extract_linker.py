@@ -108,5 +108,5 @@ def test_linked_papers_carry_the_linker_version_so_reextract_upgrades_a_rules_st
     from kg.extract.extractor import LINKER_VERSION, VERSION
 
     paper = Paper(id="t", abstract=UNSEEN)
-    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker.2"
+    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker.3"
     assert Extractor(with_linker=False).extract_one(paper).extractor_version == VERSION

@@ -4,6 +4,7 @@ file that loads back exactly what was trained."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from kg.learn.linker_train import (
     fit_calibration,
     prepare,
     raw_probabilities,
+    relabel,
     rules_extractor,
     run_tail,
     save_model,
@@ -93,3 +95,44 @@ def test_per_label_thresholds_never_score_below_the_best_single_threshold(prepar
     per_label = _choose(model, prepared, raw, extractor, res, per_label=True)
     assert len(set(single.tolist())) == 1
     assert micro(per_label) >= micro(single)
+
+
+FRAGMENT_GOLD = {
+    "id": "ssl-1",
+    "title": "Views that agree",
+    "text": "We study self-supervised representation learning for speech. Our self-supervised objective "
+    "contrasts two augmented views of each utterance.",
+    "tasks": ["self-supervised learning"],
+}
+
+
+@pytest.fixture(scope="module")
+def fragment(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
+    path = tmp_path_factory.mktemp("gold") / "gold.jsonl"
+    path.write_text(json.dumps(FRAGMENT_GOLD) + "\n", encoding="utf-8")
+    (p,) = prepare(read_gold([path]), rules_extractor(DEFAULT_BASE_IRI), Resources.load(DEFAULT_BASE_IRI))
+    return p
+
+
+def positives(p: Prepared, label: str = "tasks") -> set[str]:
+    return {c.surface for c, row in zip(p.cands, p.labels, strict=True) if row[LABELS.index(label)]}
+
+
+def test_the_scorers_labels_count_a_piece_of_the_gold_task_as_positive(fragment: Prepared) -> None:
+    assert {"self-supervised", "self-supervised representation learning"} <= positives(fragment)
+
+
+def test_whole_phrase_labels_drop_the_piece_inside_a_longer_matching_phrase(fragment: Prepared) -> None:
+    (whole,) = relabel([fragment], "whole")
+    assert "self-supervised representation learning" in positives(whole)
+    assert "self-supervised" not in positives(whole)
+
+
+def test_exact_labels_keep_only_the_gold_names_as_written(fragment: Prepared) -> None:
+    (exact,) = relabel([fragment], "exact")
+    assert positives(exact) == set()
+
+
+def test_an_unknown_label_rule_is_refused(fragment: Prepared) -> None:
+    with pytest.raises(ValueError, match="unknown labels 'loose'"):
+        relabel([fragment], "loose")

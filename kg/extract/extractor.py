@@ -23,7 +23,7 @@ from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, R
 
 VERSION = "0.4.4"  # the rule components decide (the default)
 RESULTS_MODEL_SUFFIX = "+results"
-LINKER_VERSION = VERSION + "+linker.2"  # the trained linker decides (KG_LINKER=1); .2: its weights
+LINKER_VERSION = VERSION + "+linker.3"  # the trained linker decides (KG_LINKER=1); .3: its weights
 MAX_ABSTRACT = 100_000
 MAX_TITLE = 2_000
 # spaCy's tokenizer strips affixes one at a time, each search scanning the rest of the token: quadratic in a
