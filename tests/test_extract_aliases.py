@@ -8,7 +8,7 @@ import pytest
 
 from kg.extract import Extractor
 from kg.extract.acronyms import find_definitions
-from kg.types import EntityRef, Extraction, Paper
+from kg.types import EntityRef, Extraction, Link, Paper
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def extractor() -> Extractor:
     return Extractor()
 
 
-def link(ex: Extraction, name: str):  # type: ignore[no-untyped-def]
+def link(ex: Extraction, name: str) -> Link:
     return next(lk for lk in ex.links if lk.entity.name == name)
 
 
@@ -32,8 +32,8 @@ def test_a_defined_acronym_takes_one_word_per_letter_over_the_shortest_spelling(
 def test_a_cut_off_piece_of_the_name_is_no_alias(extractor: Extractor) -> None:
     ex = extractor.extract_one(Paper(
         id="rl", title="Stable fine-tuning of language models",
-        abstract="We fine-tune language models with proximal policy optimization (PPO). Unlike standard policy "
-        "optimization, our clipped objective keeps PPO stable on long dialogues.",
+        abstract="We fine-tune language models with proximal policy optimization (PPO). Unlike standard "
+        "policy optimization, our clipped objective keeps PPO stable on long dialogues.",
     ))
     assert link(ex, "proximal policy optimization").aliases == ("PPO",)
 
