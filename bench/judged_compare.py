@@ -29,6 +29,7 @@ import os
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -108,14 +109,8 @@ def score(args: argparse.Namespace) -> int:
         "| extractor | links | right | precision |",
         "| --- | --- | --- | --- |",
     ]
-    for s in SYSTEMS:
-        mine = [r for r in rows if s in key[r["n"]]]
-        right = sum(r["judgement"] == "right" for r in mine)
-        lines.append(f"| {s} | {len(mine)} | {right} | {right / max(1, len(mine)):.3f} |")
-    for s in SYSTEMS:
-        only = [r for r in rows if key[r["n"]] == [s]]
-        right = sum(r["judgement"] == "right" for r in only)
-        lines.append(f"| only {s} | {len(only)} | {right} | {right / max(1, len(only)):.3f} |")
+    made = [(key[r["n"]], r["judgement"] == "right") for r in rows]
+    lines += _precision_rows(made, {s: s for s in SYSTEMS})
     lines += [
         "",
         "| # | paper | category | entity | mention | extractors | verdict |",
@@ -131,6 +126,23 @@ def score(args: argparse.Namespace) -> int:
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:12]))
     return 0
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, str]:
+    return (row["paper"], row["category"], row["entity"])
+
+
+def _precision_rows(made: list[tuple[list[str], bool]], label: dict[str, str]) -> list[str]:
+    """Table rows: each extractor's links and how many are right, then the links only it made; `made` holds
+    (the extractors that made a link, whether it is right) per link."""
+    rows = []
+    for s in SYSTEMS:
+        hits = [right for systems, right in made if s in systems]
+        rows.append(f"| {label[s]} | {len(hits)} | {sum(hits)} | {sum(hits) / max(1, len(hits)):.3f} |")
+    for s in SYSTEMS:
+        hits = [right for systems, right in made if systems == [s]]
+        rows.append(f"| only {s} | {len(hits)} | {sum(hits)} | {sum(hits) / max(1, len(hits)):.3f} |")
+    return rows
 
 
 def _recorded() -> dict[tuple[str, str, str], str]:
@@ -150,19 +162,23 @@ def rejudge(args: argparse.Namespace) -> int:
     versions = {name: ex.version for name, ex in extractors.items()}
     recorded = _recorded()
     keys = sorted(set().union(*found.values()))
+    seen = {k: next(found[s][k] for s in SYSTEMS if k in found[s]) for k in keys}
     fresh = [k for k in keys if k not in recorded]
     random.Random(args.seed + 1).shuffle(fresh)
-    rows = []
-    for i, k in enumerate(fresh):
-        seen = next(found[s][k] for s in SYSTEMS if k in found[s])
-        rows.append({"n": i + 1, "paper": k[0], "category": k[1], "entity": k[2], **seen, "judgement": None})
+    rows = [
+        {"n": i + 1, "paper": k[0], "category": k[1], "entity": k[2], **seen[k], "judgement": None}
+        for i, k in enumerate(fresh)
+    ]
     TMP.mkdir(parents=True, exist_ok=True)
     texts = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in papers]
     RESHEET.write_text(json.dumps({"abstracts": texts, "links": rows}, indent=1, ensure_ascii=False) + "\n")
     key = [
         {
-            "paper": k[0], "category": k[1], "entity": k[2], "systems": [s for s in SYSTEMS if k in found[s]],
-            "mention": next(found[s][k] for s in SYSTEMS if k in found[s])["mention"],
+            "paper": k[0],
+            "category": k[1],
+            "entity": k[2],
+            "systems": [s for s in SYSTEMS if k in found[s]],
+            "mention": seen[k]["mention"],
             "verdict": recorded.get(k),
         }
         for k in keys
@@ -178,25 +194,16 @@ def rescore(args: argparse.Namespace) -> int:
     if undecided:
         print(f"error: {len(undecided)} links not judged yet (first: #{undecided[0]})", file=sys.stderr)
         return 1
-    new = {
-        (r["paper"], r["category"], r["entity"]): r["judgement"] + (f": {r['why']}" if r.get("why") else "")
-        for r in rows
-    }
+    new = {_key(r): r["judgement"] + (f": {r['why']}" if r.get("why") else "") for r in rows}
     data = json.loads(REKEY.read_text())
     versions, links = data["versions"], data["links"]
-    verdict = {(k["paper"], k["category"], k["entity"]): k["verdict"] for k in links} | new
+    verdict = {_key(k): k["verdict"] for k in links} | new
     lines = [
         "| extractor | links | right | precision |",
         "| --- | --- | --- | --- |",
     ]
-    for s in SYSTEMS:
-        mine = [k for k in links if s in k["systems"]]
-        right = sum(verdict[(k["paper"], k["category"], k["entity"])].startswith("right") for k in mine)
-        lines.append(f"| {s} {versions[s]} | {len(mine)} | {right} | {right / max(1, len(mine)):.3f} |")
-    for s in SYSTEMS:
-        only = [k for k in links if k["systems"] == [s]]
-        right = sum(verdict[(k["paper"], k["category"], k["entity"])].startswith("right") for k in only)
-        lines.append(f"| only {s} | {len(only)} | {right} | {right / max(1, len(only)):.3f} |")
+    made = [(k["systems"], verdict[_key(k)].startswith("right")) for k in links]
+    lines += _precision_rows(made, {s: f"{s} {versions[s]}" for s in SYSTEMS})
     lines += [
         "",
         f"Newly judged ({len(new)}):",
@@ -204,9 +211,9 @@ def rescore(args: argparse.Namespace) -> int:
         "| # | paper | category | entity | mention | extractors | verdict |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    systems = {(k["paper"], k["category"], k["entity"]): k["systems"] for k in links}
-    for r in sorted(rows, key=lambda r: (r["paper"], r["category"], r["entity"])):
-        k = (r["paper"], r["category"], r["entity"])
+    systems = {_key(k): k["systems"] for k in links}
+    for r in sorted(rows, key=_key):
+        k = _key(r)
         lines.append(
             f"| {r['n']} | {r['paper']} | {r['category']} | {r['entity']} | {r['mention']} | "
             f"{'+'.join(systems[k])} | {new[k]} |"

@@ -77,7 +77,7 @@ def _by_initials(short: str, long: str) -> str | None:
 def _match(short: str, long: str, strict: bool = True) -> str | None:
     core = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
     found = best_long_form(core, long, strict)
-    initials = _by_initials(core, long)
+    initials = _by_initials(core, long) if found is not None else None
     if found is not None and initials is not None and len(initials) > len(found):
         return initials
     if found is None and any(d in core for d in _DIGIT_WORDS):
@@ -89,6 +89,12 @@ def _match(short: str, long: str, strict: bool = True) -> str | None:
 
 def is_short_form(text: str) -> bool:
     return bool(_SHORT.match(text)) and any(ch.isupper() for ch in text) and 2 <= len(text) <= 16
+
+
+def is_acronym(label: str) -> bool:
+    """One word written mostly in capitals ("CLIP", "ViT", "GANs"; not "ImageNet"): its case is its name."""
+    upper = sum(c.isupper() for c in label)
+    return " " not in label and upper >= 2 and upper >= sum(c.islower() for c in label)
 
 
 def find_definitions(text: str) -> list[Acronym]:

@@ -560,13 +560,17 @@ def _name_words(name: str) -> list[str]:
     return [k for w in re.split(r"[\s\-]+", name) if (k := match_key(w))]
 
 
-def _piece_of(form: str, name: str) -> bool:
-    """`form` is a cut-off run of the name's words ("policy optimization" of "proximal policy
-    optimization", "noisy labels" of "learning from noisy labels"), not another name for it."""
-    words, inner = _name_words(name), _name_words(form)
+def _has_run(words: list[str], inner: list[str]) -> bool:
+    """`inner` is a shorter, non-empty run of consecutive `words`."""
     return 0 < len(inner) < len(words) and any(
         words[i : i + len(inner)] == inner for i in range(len(words) - len(inner) + 1)
     )
+
+
+def _piece_of(form: str, name: str) -> bool:
+    """`form` is a cut-off run of the name's words ("policy optimization" of "proximal policy
+    optimization", "noisy labels" of "learning from noisy labels"), not another name for it."""
+    return _has_run(_name_words(name), _name_words(form))
 
 
 _AGENT = re.compile(r"(?:or|er)s?$")
@@ -589,10 +593,7 @@ def _contains_name(form: str, name: str) -> bool:
     not another name for it."""
     if "/" in form and "/" not in name:
         return True  # "image/video classification" coordinates two names
-    words, inner = form.lower().split(), name.lower().split()
-    return len(words) > len(inner) and any(
-        words[i : i + len(inner)] == inner for i in range(len(words) - len(inner) + 1)
-    )
+    return _has_run(form.lower().split(), name.lower().split())
 
 
 def _merge_generic_agents(entities: list[dict[str, Any]]) -> list[dict[str, Any]]:

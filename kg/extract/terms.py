@@ -16,6 +16,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extract.acronyms import is_acronym
 from kg.extract.candidates import (
     Phrase,
     cue_before,
@@ -99,12 +100,6 @@ def load_tier(base_iri: str, path: Path = TIER_FILE) -> dict[str, TierTerm]:
             if (key := match_key(label)) and len(key) > 3:
                 out.setdefault(key, term if key in plain else replace(term, written=label))
     return out
-
-
-def is_acronym(label: str) -> bool:
-    """One word written mostly in capitals ("CLIP", "ViT", "GANs"): case is part of the name."""
-    upper = sum(c.isupper() for c in label)
-    return " " not in label and upper >= 2 and upper >= sum(c.islower() for c in label)
 
 
 def context_type(doc: Doc, ph: Phrase, term: TierTerm) -> tuple[str, float]:
