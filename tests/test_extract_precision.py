@@ -11,7 +11,7 @@ from kg.types import Paper
 
 @pytest.fixture(scope="module")
 def extractor() -> Extractor:
-    return Extractor()
+    return Extractor(with_linker=False)  # the rule components' own mentions, the linker's candidates
 
 
 def found(extractor: Extractor, abstract: str, type_: str, title: str | None = None) -> set[str]:

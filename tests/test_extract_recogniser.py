@@ -38,12 +38,12 @@ UNSEEN = Paper(
 
 @pytest.fixture(scope="module")
 def with_model() -> Extractor:
-    return Extractor()
+    return Extractor(with_linker=False)  # the rule components' own mentions, the linker's candidates
 
 
 @pytest.fixture(scope="module")
 def without_model() -> Extractor:
-    return Extractor(with_recogniser=False)
+    return Extractor(with_recogniser=False, with_linker=False)
 
 
 def _links(ex: Extractor) -> set[tuple[str, str, str]]:
