@@ -3,6 +3,7 @@
     .venv/bin/python bench/linker_choices.py configs     # network settings (seeds, epochs, width, dropout)
     .venv/bin/python bench/linker_choices.py ablate      # each rule component left out
     .venv/bin/python bench/linker_choices.py labels      # trained on exact-name or whole-phrase positives
+    .venv/bin/python bench/linker_choices.py decode      # choices after the network, same trained folds
 
 Writes bench/results/linker_choices_<what>.json and prints each row's micro F1 (mean ± sd over the folds)
 next to the default's. A choice is kept only when its cross-validated micro F1 beats the default's by more
@@ -44,6 +45,9 @@ CONFIGS = {
     "dropout 0.5": TrainConfig(dropout=0.5),
     "threats by the rules": TrainConfig(rule_types=("Threat",)),
     "threats and domains by the rules": TrainConfig(rule_types=("Threat", "Domain")),
+}
+DECODE = {
+    "linked wherever written": {"all_occurrences": not TrainConfig().all_occurrences},
 }
 LABEL_RULES = {
     "exact": "exact names and aliases only",
@@ -124,6 +128,11 @@ def main() -> int:
                 config = replace(default, labels=labels)
                 r = cross_validate(relabel(scored, labels), extractor, res, config, name=f"{labels} labels")
                 rows.append(_row(f"{labels} labels", r, ref, {"labels": says}))
+    elif what == "decode":  # the default's trained folds, decoded otherwise
+        for name, changes in DECODE.items():
+            config = replace(default, **changes)
+            r = cross_validate(items, extractor, res, config, name=name, reuse=ref)
+            rows.append(_row(name, r, ref, {"changes": changes}))
     else:
         for component in COMPONENTS:
             ab = relabel(prepare(docs, extractor, res, disabled=[component]), default.labels)

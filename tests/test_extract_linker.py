@@ -110,3 +110,19 @@ def test_linked_papers_carry_the_linker_version_so_reextract_upgrades_a_rules_st
     paper = Paper(id="t", abstract=UNSEEN)
     assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker.3"
     assert Extractor(with_linker=False).extract_one(paper).extractor_version == VERSION
+
+
+def test_a_result_under_the_linker_names_its_measure_as_the_vocabulary_does(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(id="t", abstract="DaViT-Tiny reaches 82.8% top-1 accuracy on ImageNet.", title="DaViT")
+    )
+    assert [(r.value, r.metric.name, r.dataset.name) for r in ex.results if r.metric and r.dataset] == [
+        (82.8, "top-1 accuracy", "ImageNet")
+    ]
+
+
+def test_a_device_after_on_the_is_no_dataset_of_a_result_under_the_linker(extractor: Extractor) -> None:
+    ex = extractor.extract_one(
+        Paper(id="t", abstract="It achieves a top-1 accuracy of around 80% at 1.0 frame/sec on the SBC.")
+    )
+    assert [(r.value, r.dataset) for r in ex.results] == [(80, None)]

@@ -36,6 +36,7 @@ EXTENSIONS = (
     "kg_sents",
     "kg_title_end",
     "kg_mentions",
+    "kg_rule_mentions",
     "kg_acronyms",
     "kg_code",
     "kg_entities",

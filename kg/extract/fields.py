@@ -38,6 +38,7 @@ def code_urls(text: str) -> list[str]:
         "doc._.kg_sents",
         "doc._.kg_code",
         "doc._.kg_mentions",
+        "doc._.kg_rule_mentions",
         "doc._.kg_acronyms",
         "doc._.kg_compare",
     ],
@@ -55,6 +56,7 @@ class FieldMarker:
         boundary = text.find(SEPARATOR)
         doc._.kg_title_end = max(boundary, 0)
         doc._.kg_mentions = []
+        doc._.kg_rule_mentions = None
         doc._.kg_acronyms = []
         doc._.kg_compare = []
         doc._.kg_code = code_urls(text)

@@ -304,6 +304,11 @@ class LinkerModel:
         return 1.0 / (1.0 + np.exp(-logits))  # type: ignore[no-any-return]
 
     @property
+    def all_occurrences(self) -> bool:
+        """Whether a linked phrase is linked wherever the text writes it (a decoding choice, in `info`)."""
+        return self.info.get("all_occurrences") == "1"
+
+    @property
     def rule_types(self) -> frozenset[str]:
         """Entity types the rules link instead of the network (chosen by cross-validation, in `info`)."""
         return frozenset(t for t in self.info.get("rule_types", "").split(",") if t)
@@ -350,15 +355,33 @@ def _carried(doc_mentions: Sequence[Mention], span: tuple[int, int], type_: str)
     return None
 
 
+def every_occurrence(doc: Doc, cand: Candidate) -> tuple[tuple[int, int], ...]:
+    """A linked phrase's occurrences and every other place the text writes it (whole tokens, same match
+    key), so that a piece of it elsewhere ("Adaptive Semantic Segmentation" inside the title's "Domain
+    Adaptive Semantic Segmentation") is seen to be nested in it, however the candidates were cut."""
+    text = doc_text(doc)
+    tk = tokens(doc)
+    starts = set(tk.idx)
+    ends = {s + len(t) for s, t in zip(tk.idx, tk.text, strict=True)}
+    found = set(cand.occurrences)
+    for m in re.finditer(re.escape(cand.surface), text, re.I):
+        if m.start() in starts and m.end() in ends and match_key(m.group()) == cand.key:
+            found.add((m.start(), m.end()))
+    return tuple(sorted(found))
+
+
 def mentions_for(
     doc: Doc,
     cands: Sequence[Candidate],
     decisions: Sequence[Decision],
     kind_of: Any = None,
     rule_types: frozenset[str] = frozenset(),
+    *,
+    all_occurrences: bool = False,
 ) -> list[Mention]:
-    """The mentions the linker keeps: every occurrence of every candidate it links; for `rule_types` (types
-    where cross-validation found the rules better than the model) the rule components' mentions instead."""
+    """The mentions the linker keeps: every occurrence of every candidate it links (`all_occurrences`: and
+    every other place the text writes it); for `rule_types` (types where cross-validation found the rules
+    better than the model) the rule components' mentions instead."""
     rule_mentions: list[Mention] = list(doc._.kg_mentions or [])
     out: list[Mention] = [m for m in rule_mentions if m["type"] in rule_types]
     for cand, dec in zip(cands, decisions, strict=True):
@@ -372,7 +395,7 @@ def mentions_for(
             relation = None
         if type_ in rule_types:
             continue
-        for s, e in cand.occurrences:
+        for s, e in every_occurrence(doc, cand) if all_occurrences else cand.occurrences:
             base = _carried(rule_mentions, (s, e), type_) or _carried(
                 rule_mentions, (s, e), "Method" if type_ == "Model" else type_
             )
@@ -405,17 +428,22 @@ def _tier_of(rule: str) -> str | None:
     "paperkg_linker",
     default_config={"base_iri": "https://w3id.org/paperkg/"},
     requires=["doc._.kg_mentions", "doc._.kg_acronyms", "token.tag"],
-    assigns=["doc._.kg_mentions"],
+    assigns=["doc._.kg_mentions", "doc._.kg_rule_mentions"],
 )
 def make_linker(nlp: Language, name: str, base_iri: str) -> Linker:
     return Linker(LinkerModel.load(), WordVectors.load(), load_lexicon(base_iri), load_tier(base_iri))
 
 
 class Linker:
-    """Pipeline component: replaces the rule components' mentions by the mentions the model links."""
+    """Pipeline component: replaces the rule components' mentions by the mentions the model links (the
+    rules' are kept in `doc._.kg_rule_mentions`, where the results extractor reads the vocabulary's)."""
 
     def __init__(
-        self, model: LinkerModel, vectors: WordVectors, lexicon: Lexicon, tier: dict[str, TierTerm]
+        self,
+        model: LinkerModel,
+        vectors: WordVectors,
+        lexicon: Lexicon,
+        tier: dict[str, TierTerm],
     ) -> None:
         self.model, self.vectors, self.lexicon, self.tier = model, vectors, lexicon, tier
 
@@ -434,7 +462,10 @@ class Linker:
     def apply(self, doc: Doc, cands: Sequence[Candidate], probs: NDArray[np.float64]) -> Doc:
         """Link the candidates whose calibrated probabilities clear the thresholds."""
         decisions = [decide(p, self.model.thresholds) for p in probs]
-        doc._.kg_mentions = mentions_for(doc, cands, decisions, kind_of, self.model.rule_types)
+        doc._.kg_rule_mentions = list(doc._.kg_mentions or [])
+        doc._.kg_mentions = mentions_for(
+            doc, cands, decisions, kind_of, self.model.rule_types, all_occurrences=self.model.all_occurrences
+        )
         return doc
 
 

@@ -326,8 +326,32 @@ class _Entities:
             if ref is not None:
                 seen.add((m["start"], m["end"], t))
                 self.spans[t].append(_Span(m["start"], m["end"], ref))
+        self._add_vocabulary_measures(doc)
         for spans in self.spans.values():
             spans.sort(key=lambda s: (s.start, -s.end))
+
+    def _add_vocabulary_measures(self, doc: Doc) -> None:
+        """Under the trained linker, metrics and datasets are read from the rules' mentions (kept by the
+        linker) and methods from both: a result needs its measure and benchmark named as the rules name
+        them ("top-1 accuracy", not the "accuracy" inside it; no device as a dataset), while the linker
+        names more of the variants a result belongs to (bench/results/results_cv.json)."""
+        rule_mentions = doc._.kg_rule_mentions
+        if rule_mentions is None:
+            return
+        text = doc_text(doc)
+        self.spans["Metric"], self.spans["Dataset"] = [], []
+        for m in rule_mentions:
+            t = m["type"]
+            if t not in self.spans:
+                continue
+            s, e = int(m["start"]), int(m["end"])
+            if any(x.start == s and x.end == e for x in self.spans[t]):
+                continue
+            ref = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get((t, match_key(text[s:e])))
+            if ref is None and (m["rule"].startswith("vocab") or t in ("Method", "Model")):
+                ref = EntityRef(t, m["name"], m.get("kind"))  # a variant or baseline the linker left out
+            if ref is not None:
+                self.spans[t].append(_Span(s, e, ref))
 
     def within(self, type_: str, start: int, end: int) -> list[_Span]:
         return [s for s in self.spans[type_] if start <= s.start and s.end <= end]

@@ -83,6 +83,13 @@ class TrainConfig:
     # tasks, domains and threats) or "whole" (loose only where no longer candidate around the phrase also
     # matches: "self-supervised" inside "self-supervised representation learning")
     labels: str = "exact"
+    # decoding: a linked phrase is linked wherever the text writes it, not only where a candidate was cut
+    all_occurrences: bool = False
+
+    def model_info(self) -> dict[str, str]:
+        """The choices the shipped model applies at run time (kept in its `info`)."""
+        occurrences = "1" if self.all_occurrences else "0"
+        return {"rule_types": ",".join(self.rule_types), "all_occurrences": occurrences}
 
 
 @dataclass
@@ -403,6 +410,7 @@ class CVReport:
     oof_raw: NDArray[np.float64] | None = field(default=None, repr=False)  # candidates of `order`, stacked
     oof_preds: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     order: list[Prepared] = field(default_factory=list, repr=False)
+    trained: dict[int, tuple[Weights, NDArray[np.float64]]] = field(default_factory=dict, repr=False)
 
     def summary(self) -> dict[str, dict[str, tuple[float, float]]]:
         out: dict[str, dict[str, tuple[float, float]]] = {}
@@ -510,14 +518,20 @@ def cross_validate(
     fraction: float = 1.0,
     name: str = "linker",
     log: Callable[[str], None] = lambda _: None,
+    reuse: CVReport | None = None,
 ) -> CVReport:
     """5-fold CV: train on four folds (a `fraction` of their abstracts, seeded), score the fifth end to end;
-    calibration and thresholds of each scored fold come from the other folds' out-of-fold predictions."""
+    calibration and thresholds of each scored fold come from the other folds' out-of-fold predictions.
+    `reuse` (a report of the same items and network settings) keeps its trained folds: only the choices
+    applied after the network (decoding, thresholds) are measured anew."""
     t0 = time.perf_counter()
     parts = _by_fold(items)
     raw_of: dict[int, NDArray[np.float64]] = {}
     weights_of: dict[int, Weights] = {}
     for k in parts:
+        if reuse is not None:
+            weights_of[k], raw_of[k] = reuse.trained[k]
+            continue
         train = [p for j, ps in parts.items() if j != k for p in ps]
         if fraction < 1.0:
             train = sorted(train, key=lambda p: p.gold.key)
@@ -533,7 +547,7 @@ def cross_validate(
         o_items = [p for j in others for p in parts[j]]
         o_raw = np.concatenate([raw_of[j] for j in others])
         cal = fit_calibration(o_raw, stacked_labels(o_items))
-        model = weights_of[k].model(cal, info={"rule_types": ",".join(config.rule_types)})
+        model = weights_of[k].model(cal, info=config.model_info())
         th = _choose(model, o_items, o_raw, extractor, res, config.per_label_thresholds)
         model = _with(model, thresholds=th)
         preds = run_tail(part, model, extractor, res, raw_of[k])
@@ -541,7 +555,8 @@ def cross_validate(
         folds.append(FoldScore(k, [round(float(x), 2) for x in th], score(_gold(part), preds).rows))
     oof = np.concatenate([raw_of[k] for k in parts])
     ordered = [p for k in parts for p in parts[k]]
-    return CVReport(name, folds, time.perf_counter() - t0, oof, all_preds, ordered)
+    trained = {k: (weights_of[k], raw_of[k]) for k in parts}
+    return CVReport(name, folds, time.perf_counter() - t0, oof, all_preds, ordered, trained)
 
 
 def calibration_bands(
@@ -608,9 +623,8 @@ def train_shipped(
     assert cv.oof_raw is not None
     cal = fit_calibration(cv.oof_raw, stacked_labels(order))
     weights = fit(items, config)
-    rule_types = ",".join(config.rule_types)
     thresholds = _choose(
-        weights.model(cal, info={"rule_types": rule_types}),
+        weights.model(cal, info=config.model_info()),
         order,
         cv.oof_raw,
         extractor,
@@ -618,7 +632,7 @@ def train_shipped(
         config.per_label_thresholds,
     )
     info = {
-        "rule_types": rule_types,
+        **config.model_info(),
         "features_version": FEATURES_VERSION,
         "config": json.dumps(asdict(config), sort_keys=True),
         "gold_abstracts": str(len(items)),
