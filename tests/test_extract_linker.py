@@ -126,3 +126,23 @@ def test_a_device_after_on_the_is_no_dataset_of_a_result_under_the_linker(extrac
         Paper(id="t", abstract="It achieves a top-1 accuracy of around 80% at 1.0 frame/sec on the SBC.")
     )
     assert [(r.value, r.dataset) for r in ex.results] == [(80, None)]
+
+
+def test_a_quoted_definition_leaves_its_task_linked_without_the_quote(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="vos", title="Box-supervised tracking of object masks",
+        abstract='"Video Object Segmentation (VOS) is central to video editing. We study video object '
+        'segmentation with only box supervision and reach strong results on DAVIS 2017."',
+    ))
+    [vos] = [lk for lk in ex.links if lk.entity.name == "video object segmentation"]
+    assert vos.aliases == ("Video Object Segmentation", "VOS")
+
+
+def test_a_piece_of_a_proposal_is_no_second_proposal(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="mpl",
+        abstract="We propose **M**asked **P**rompt **L**earning (MPL), a framework for few-shot "
+        "classification. MPL improves accuracy on five benchmarks.",
+    ))
+    proposed = [lk.entity.name for lk in ex.links if lk.relation == "proposes"]
+    assert proposed == ["MPL (Masked Prompt Learning)"]

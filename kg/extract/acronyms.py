@@ -122,7 +122,7 @@ def find_definitions(text: str) -> list[Acronym]:
             chunk = text[w_start : m.start()].rstrip().rstrip("*_")  # "*Stein Boltzmann Sampling* (SBS)"
             long = _match(inner_s, chunk)
             if long:
-                long = long.lstrip("*_")
+                long = long.lstrip("*_\"'“‘")  # nor an opening quote: '"Video Object Segmentation (VOS)'
             if long and len(long) > len(inner_s) and (" " in long.strip() or "-" in long):
                 l_start = w_start + len(chunk) - len(long)
                 out.append(

@@ -113,13 +113,15 @@ class _Groups:
             self.parent[rb] = ra
 
 
-def _rank(m: Mention, pair: Acronym | None) -> tuple[int, int, float, int]:
-    """Proposals first; then what the vocabulary or an acronym's long form says the thing is ("indirect
-    prompt injection (IPI)" is a threat, whatever a later "IPI benchmark" suggests); then confidence."""
+def _rank(m: Mention, pair: Acronym | None) -> tuple[int, int, int, float, int]:
+    """A mention named by a name (not '"Video Object Segmentation') first, proposals next; then what the
+    vocabulary or an acronym's long form says the thing is ("indirect prompt injection (IPI)" is a threat,
+    whatever a later "IPI benchmark" suggests); then confidence."""
     typed = m["rule"].startswith("vocab") or (
         pair is not None and m["start"] < pair.long_end and m["end"] > pair.long_start
     )
-    return (1 if m["relation"] in PROPOSE else 0, int(typed), m["confidence"], -m["start"])
+    named = _is_name(m["name"])
+    return (int(named), 1 if m["relation"] in PROPOSE else 0, int(typed), m["confidence"], -m["start"])
 
 
 @Language.factory(
@@ -647,18 +649,21 @@ def _drop_background_domains(doc: Doc, ms: list[Mention]) -> list[Mention]:
 
 def _drop_nested(ms: list[Mention]) -> list[Mention]:
     """A mention strictly inside another of the same type, or inside a defined term, adds nothing
-    ("distribution learning" in "label distribution learning (LDL)")."""
+    ("distribution learning" in "label distribution learning (LDL)"); a proposal only inside a longer
+    proposal ("Prompt Learning" in the proposed "Masked Prompt Learning")."""
     keep = []
     for m in ms:
+        own = m["relation"] in PROPOSE
         inside = any(
             o is not m
             and (o["type"] == m["type"] or o["rule"] == "defined-term")
+            and (not own or o["relation"] in PROPOSE)
             and o["start"] <= m["start"]
             and m["end"] <= o["end"]
             and (o["end"] - o["start"]) > (m["end"] - m["start"])
             for o in ms
         )
-        if not inside or m["relation"] in PROPOSE:
+        if not inside:
             keep.append(m)
     return keep
 
