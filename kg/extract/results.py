@@ -352,6 +352,9 @@ class _Entities:
                 ref = EntityRef(t, m["name"], m.get("kind"))  # a variant or baseline the linker left out
             if ref is not None:
                 self.spans[t].append(_Span(s, e, ref))
+                if m["rule"] == "propose-variant" and all(ref != r for _, r in self.proposals):
+                    self.proposals.append((s, ref))  # "UniNet-B5", a variant of the paper's proposal
+        self.proposals.sort(key=lambda p: p[0])
 
     def within(self, type_: str, start: int, end: int) -> list[_Span]:
         return [s for s in self.spans[type_] if start <= s.start and s.end <= end]
