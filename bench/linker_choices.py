@@ -48,6 +48,11 @@ CONFIGS = {
 }
 DECODE = {
     "linked wherever written": {"all_occurrences": not TrainConfig().all_occurrences},
+    "ambiguous acronyms by sense": {"acronym_senses": not TrainConfig().acronym_senses},
+    "both": {
+        "all_occurrences": not TrainConfig().all_occurrences,
+        "acronym_senses": not TrainConfig().acronym_senses,
+    },
 }
 LABEL_RULES = {
     "exact": "exact names and aliases only",

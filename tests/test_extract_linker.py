@@ -146,3 +146,25 @@ def test_a_piece_of_a_proposal_is_no_second_proposal(extractor: Extractor) -> No
     ))
     proposed = [lk.entity.name for lk in ex.links if lk.relation == "proposes"]
     assert proposed == ["MPL (Masked Prompt Learning)"]
+
+
+def test_a_proposal_named_by_its_long_form_keeps_the_kind_its_acronym_was_given(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="melon",
+        title="MELON: Provable Defense Against Indirect Prompt Injection Attacks in AI Agents",
+        abstract="Recent research has explored that LLM agents are vulnerable to indirect prompt injection "
+        "(IPI) attacks. We present MELON (Masked re-Execution and TooL comparisON), a novel IPI defense. "
+        "MELON re-executes the agent's trajectory with a masked user prompt.",
+    ))
+    [own] = [lk for lk in ex.links if lk.relation == "proposes" and lk.entity.name.startswith("MELON")]
+    assert own.entity.kind == "Defense"
+
+
+def test_a_benchmark_written_inside_a_longer_token_is_linked(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="inet",
+        abstract="We rigorously experiment with ImageNet256$\\times$256 , UCF101, and Kinetics600 to "
+        "showcase the efficacy of the proposed method for image/video generation.",
+    ))
+    datasets = {lk.entity.name for lk in ex.links if lk.entity.type == "Dataset"}
+    assert {"ImageNet", "UCF101", "Kinetics-600"} <= datasets

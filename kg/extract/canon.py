@@ -171,6 +171,9 @@ class Canonicaliser:
             best = max(group, key=lambda m: _rank(m, pair))
             ent: dict[str, Any] = dict(best)
             ent["mention"] = text[best["start"] : best["end"]]
+            if ent["kind"] is None:  # the long form named it, its acronym's mention said what kind it is
+                kinds = (m["kind"] for m in group if m["type"] == best["type"] and m["kind"])
+                ent["kind"] = next(kinds, None)
             vocab = next(
                 (m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None
             )

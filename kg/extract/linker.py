@@ -12,9 +12,10 @@ with that probability as its confidence.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from kg.extract.candidates import Tokens, doc_runs, sub_spans, tokens
 from kg.extract.common import Mention, doc_text, mention
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.extract.recogniser import word_shape
+from kg.extract.senses import SenseTable, acronym_shaped, load_senses
 from kg.extract.terms import TierTerm, load_tier
 from kg.names import match_key
 
@@ -86,13 +88,20 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+def _token_at(idx: list[int], char: int) -> int:
+    """The token holding character `char` (tokens start at `idx`)."""
+    return max(bisect.bisect_right(idx, char) - 1, 0)
+
+
 class _Index:
     """Token positions of a doc by character offset, and per-sentence facts, computed once."""
 
     def __init__(self, doc: Doc, tk: Tokens) -> None:
+        self.idx = tk.idx
         self.starts = {s: i for i, s in enumerate(tk.idx)}
         self.ends = {s + len(t): i for i, (s, t) in enumerate(zip(tk.idx, tk.text, strict=True))}
         self.last_sent = tk.sent[-1] if tk.sent else 0
+        self.n = len(tk.idx)
         self.own: set[int] = set()
         for i, low in enumerate(tk.lower):
             if low in _OWN:
@@ -113,7 +122,8 @@ def candidates(doc: Doc, lexicon: Lexicon, tier: dict[str, TierTerm]) -> list[Ca
     long_spans = {(a.long_start, a.long_end) for a in doc._.kg_acronyms or []}
     groups: dict[str, list[tuple[int, int]]] = {}
     for s, e in candidate_spans(doc):
-        if s in ix.starts and e in ix.ends:
+        # a rule's mention may be part of a token ("ImageNet" of "ImageNet256$\times$256")
+        if (s in ix.starts and e in ix.ends) or (s, e) in by_span:
             key = match_key(text[s:e])
             if key:
                 groups.setdefault(key, []).append((s, e))
@@ -151,7 +161,9 @@ def candidates(doc: Doc, lexicon: Lexicon, tier: dict[str, TierTerm]) -> list[Ca
             f.add("acr_long")
         before, after, context = [], [], []
         for s, e in occ:
-            i, j = ix.starts[s], ix.ends[e]
+            i, j = ix.starts.get(s), ix.ends.get(e)
+            if i is None or j is None:
+                i, j = _token_at(ix.idx, s), _token_at(ix.idx, e - 1)
             in_title = s < title_end
             f.add("title" if in_title else "abs")
             si = tk.sent[i]
@@ -309,6 +321,12 @@ class LinkerModel:
         return self.info.get("all_occurrences") == "1"
 
     @property
+    def acronym_senses(self) -> bool:
+        """Whether a bare acronym with several senses, not defined in the paper, is left to the rules and the
+        canonicaliser's choice of sense from context (a decoding choice, in `info`)."""
+        return self.info.get("acronym_senses") == "1"
+
+    @property
     def rule_types(self) -> frozenset[str]:
         """Entity types the rules link instead of the network (chosen by cross-validation, in `info`)."""
         return frozenset(t for t in self.info.get("rule_types", "").split(",") if t)
@@ -378,12 +396,26 @@ def mentions_for(
     rule_types: frozenset[str] = frozenset(),
     *,
     all_occurrences: bool = False,
+    ambiguous: Callable[[str], bool] | None = None,
 ) -> list[Mention]:
     """The mentions the linker keeps: every occurrence of every candidate it links (`all_occurrences`: and
     every other place the text writes it); for `rule_types` (types where cross-validation found the rules
-    better than the model) the rule components' mentions instead."""
+    better than the model) the rule components' mentions instead. With `ambiguous` (an acronym has several
+    senses), a bare acronym the paper does not define keeps the rules' mentions: its type is its sense,
+    which the canonicaliser chooses from the paper's words ("ASR" in a jailbreak paper)."""
     rule_mentions: list[Mention] = list(doc._.kg_mentions or [])
     out: list[Mention] = [m for m in rule_mentions if m["type"] in rule_types]
+    deferred: set[tuple[int, int]] = set()
+    if ambiguous is not None:
+        text = doc_text(doc)
+        shorts = {a.short for a in doc._.kg_acronyms or []}
+        defined = shorts | {s + "s" for s in shorts}
+        for m in rule_mentions:
+            short = text[m["start"] : m["end"]].strip()
+            bare = acronym_shaped(short) and short not in defined
+            if bare and m["type"] not in rule_types and ambiguous(short):
+                deferred.add((m["start"], m["end"]))
+                out.append(m)
     for cand, dec in zip(cands, decisions, strict=True):
         if dec.label is None and not dec.proposed:
             continue
@@ -395,10 +427,15 @@ def mentions_for(
             relation = None
         if type_ in rule_types:
             continue
-        for s, e in every_occurrence(doc, cand) if all_occurrences else cand.occurrences:
-            base = _carried(rule_mentions, (s, e), type_) or _carried(
-                rule_mentions, (s, e), "Method" if type_ == "Model" else type_
-            )
+        spans = every_occurrence(doc, cand) if all_occurrences else cand.occurrences
+        as_method = "Method" if type_ == "Model" else type_
+        bases = {o: _carried(rule_mentions, o, type_) or _carried(rule_mentions, o, as_method) for o in spans}
+        # what a rule said of the phrase at one place (its vocabulary name, its kind) holds where it recurs
+        fallback = next((b for b in bases.values() if b is not None), None)
+        for s, e in spans:
+            if (s, e) in deferred:
+                continue
+            base = bases[(s, e)] or fallback
             kind = base["kind"] if base else (kind_of(cand.surface, type_) if kind_of else None)
             source = _tier_of(base["rule"]) if base else None
             m = mention(
@@ -444,8 +481,15 @@ class Linker:
         vectors: WordVectors,
         lexicon: Lexicon,
         tier: dict[str, TierTerm],
+        senses: SenseTable | None = None,
     ) -> None:
         self.model, self.vectors, self.lexicon, self.tier = model, vectors, lexicon, tier
+        self.senses = senses
+
+    def _ambiguous(self, short: str) -> bool:
+        if self.senses is None:
+            self.senses = load_senses()
+        return self.senses.ambiguous(short)
 
     def probabilities(self, doc: Doc) -> tuple[list[Candidate], NDArray[np.float64]]:
         """The doc's candidates and their calibrated probabilities (candidates × LABELS)."""
@@ -464,7 +508,13 @@ class Linker:
         decisions = [decide(p, self.model.thresholds) for p in probs]
         doc._.kg_rule_mentions = list(doc._.kg_mentions or [])
         doc._.kg_mentions = mentions_for(
-            doc, cands, decisions, kind_of, self.model.rule_types, all_occurrences=self.model.all_occurrences
+            doc,
+            cands,
+            decisions,
+            kind_of,
+            self.model.rule_types,
+            all_occurrences=self.model.all_occurrences,
+            ambiguous=self._ambiguous if self.model.acronym_senses else None,
         )
         return doc
 

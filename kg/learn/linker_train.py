@@ -85,11 +85,17 @@ class TrainConfig:
     labels: str = "exact"
     # decoding: a linked phrase is linked wherever the text writes it, not only where a candidate was cut
     all_occurrences: bool = False
+    # decoding: a bare acronym with several senses that the paper does not define keeps the rules' mentions,
+    # whose sense the canonicaliser chooses from the paper's words
+    acronym_senses: bool = False
 
     def model_info(self) -> dict[str, str]:
         """The choices the shipped model applies at run time (kept in its `info`)."""
-        occurrences = "1" if self.all_occurrences else "0"
-        return {"rule_types": ",".join(self.rule_types), "all_occurrences": occurrences}
+        return {
+            "rule_types": ",".join(self.rule_types),
+            "all_occurrences": "1" if self.all_occurrences else "0",
+            "acronym_senses": "1" if self.acronym_senses else "0",
+        }
 
 
 @dataclass
