@@ -16,8 +16,15 @@ Reads the first N records (default 100) of each of ECCV 2022, NAACL 2024, COLM 2
     words (same type), the share with a `skos:broader` path to it (the build's broader links plus the
     curated vocabulary's).
 
-`--sample OUT` writes 100 random (entity, alias) pairs and 100 random (paper, entity) links as JSON Lines
-for judging by reading each against its abstract (the issue's (d); nothing here judges them).
+(e) fragments: of the links, how many are a piece of a longer name the paper writes: every place the
+    abstract or title writes the link's name lies inside the mention of another link of the same type
+    ("Adaptive Semantic Segmentation" where the paper only ever writes "Domain Adaptive Semantic
+    Segmentation"); listed.
+
+`--decode all_occurrences=1,acronym_senses=1` sets the trained linker's decoding choices for this run (the
+default extractor's own otherwise). `--sample OUT` writes 100 random (entity, alias) pairs and 100 random
+(paper, entity) links as JSON Lines for judging by reading each against its abstract (the issue's (d);
+nothing here judges them).
 """
 
 from __future__ import annotations
@@ -137,6 +144,7 @@ def measure(exs: list[Extraction]) -> dict[str, object]:
             if other is not None and other != (t, match_key(name)):
                 pairs.append(((t, name), other))
     reached = [p for p in pairs if _reaches(edges, (p[0][0], match_key(p[0][1])), p[1])]
+    fragments = [f for ex in exs for f in _fragments(ex)]
     return {
         "papers": len(exs),
         "links": sum(len(ex.links) for ex in exs),
@@ -152,7 +160,43 @@ def measure(exs: list[Extraction]) -> dict[str, object]:
         "c_with_broader": len(reached),
         "c_share": round(len(reached) / len(pairs), 4) if pairs else None,
         "c_missing": [f"{a[1]} -> {names[b]}" for a, b in pairs if (a, b) not in reached][:40],
+        "e_fragments": len(fragments),
+        "e_share": round(len(fragments) / max(1, sum(len(ex.links) for ex in exs)), 4),
+        "e_list": fragments[:40],
     }
+
+
+def _fragments(ex: Extraction) -> list[str]:
+    """The links of one paper whose name, wherever the paper writes it, is inside another same-type link's
+    mention (a piece of a longer name)."""
+    texts = {"title": ex.paper.title or "", "abstract": ex.paper.abstract or ""}
+    out = []
+    for lk in ex.links:
+        form = lk.evidence.mention
+        if len(form) < 3:
+            continue
+        longer = [
+            o.evidence.mention
+            for o in ex.links
+            if o.entity.type == lk.entity.type
+            and o.entity != lk.entity
+            and len(o.evidence.mention) > len(form)
+            and form.lower() in o.evidence.mention.lower()
+        ]
+        if not longer:
+            continue
+        alone = 0
+        for text in texts.values():
+            low = text.lower()
+            at = [m.start() for m in re.finditer(re.escape(form.lower()), low)]
+            inside = {
+                i for lg in longer for m in re.finditer(re.escape(lg.lower()), low) for i in at
+                if m.start() <= i and i + len(form) <= m.end()
+            }
+            alone += len(at) - len(inside)
+        if alone == 0:
+            out.append(f"{ex.paper.id}: {lk.entity.type} {form!r} in {longer[0]!r}")
+    return out
 
 
 def _reaches(edges: dict[Ref, set[Ref]], start: Ref, goal: Ref) -> bool:
@@ -190,10 +234,15 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--json", type=Path, help="write the figures as JSON here")
     ap.add_argument("--sample", type=Path, help="write 100 alias pairs and 100 links for judging here")
+    ap.add_argument("--decode", default="", help="the linker's decoding choices, as name=0|1,…")
     args = ap.parse_args()
     t0 = time.perf_counter()
     counts = [1000, 800, 600, 600] if args.issue_set else [args.per_file] * len(FILES)
-    exs = list(Extractor().extract(papers(counts, args.corpus)))
+    extractor = Extractor()
+    if args.decode and "paperkg_linker" in extractor.nlp.pipe_names:
+        info = extractor.nlp.get_pipe("paperkg_linker").model.info
+        info.update(dict(kv.split("=", 1) for kv in args.decode.split(",")))
+    exs = list(extractor.extract(papers(counts, args.corpus)))
     figures = measure(exs)
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     read = ", ".join(f"{n} of {f}" for n, f in zip(counts, FILES, strict=True))
@@ -209,6 +258,9 @@ def main() -> None:
           f"{figures['c_share']}")
     for row in figures["c_missing"]:  # type: ignore[attr-defined]
         print(f"    missing: {row}")
+    print(f"(e) fragments: {figures['e_fragments']} of {figures['links']} links = {figures['e_share']}")
+    for row in figures["e_list"]:  # type: ignore[attr-defined]
+        print(f"    {row}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     if args.sample:
