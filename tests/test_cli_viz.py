@@ -58,30 +58,30 @@ def test_an_entity_draws_every_node_of_its_ring(store: Path, tmp_path: Path) -> 
     assert expected is not None
     nodes = viz(store, tmp_path / "map.html", "Transformer")["nodes"]
     assert [n["id"] for n in nodes] == [n.id for n in expected.nodes]
-    assert len(nodes) == 16
+    assert len(nodes) == 18
 
 
 def test_first_keeps_the_entities_sharing_most_papers(store: Path, tmp_path: Path) -> None:
     data = viz(store, tmp_path / "top.html", "Transformer", "--first", "5")
     assert [n["id"] for n in data["nodes"]] == [
-        "method/transformer", "model/gpt", "task/image-generation", "dataset/imagenet",
-        "task/interpretability", "dataset/kinetics-600", *PAPERS,
+        "method/transformer", "model/gpt", "dataset/imagenet", "dataset/kinetics-600", "model/llama-3",
+        "model/mistral", *PAPERS,
     ]
-    assert "(7 more not shown)" in (tmp_path / "top.html").read_text()
+    assert "(9 more not shown)" in (tmp_path / "top.html").read_text()
 
 
 def test_map_edges_are_papers_shared_without_direction(store: Path, tmp_path: Path) -> None:
     edges = viz(store, tmp_path / "w.html", "method/transformer", "--first", "2")["edges"]
     shared = [(e["from"], e["to"], e["label"], e["arrows"], e["value"]) for e in edges if "value" in e]
     assert shared == [("method/transformer", "model/gpt", "1 paper", "", 1),
-                      ("method/transformer", "task/image-generation", "1 paper", "", 1)]
+                      ("method/transformer", "dataset/imagenet", "1 paper", "", 1)]
 
 
 def test_type_keeps_only_entities_of_that_type(store: Path, tmp_path: Path) -> None:
     data = viz(store, tmp_path / "tasks.html", "Transformer", "--type", "task")
     assert [n["id"] for n in data["nodes"]] == [
-        "method/transformer", "task/image-generation", "task/interpretability", "task/video-prediction",
-        "task/visual-generation", *PAPERS,
+        "method/transformer", "task/video-generation", "task/video-prediction", "task/visual-generation",
+        *PAPERS,
     ]
 
 
@@ -89,7 +89,7 @@ def test_svg_names_the_top_co_occurring_entities(store: Path, tmp_path: Path) ->
     out = tmp_path / "map.svg"
     viz(store, out, "Transformer", "--first", "5")
     texts = {t.text for t in ET.parse(out).iter("{http://www.w3.org/2000/svg}text")}
-    names = ["Transformer", "GPT", "image generation", "ImageNet", "interpretability", "Kinetics-600"]
+    names = ["Transformer", "GPT", "ImageNet", "Kinetics-600", "Llama 3", "Mistral"]
     assert {short_label(n) for n in names} <= texts
     assert "1 paper" in texts
 

@@ -266,7 +266,7 @@ def test_suggestions_show_paper_counts(walk: Walk) -> None:
 
 
 def test_map_holds_dataset_its_cooccurring_entities_and_its_one_paper(walk: Walk) -> None:
-    assert {DATASET, PAPER, "dataset/ucf101", "task/image-generation"} <= walk.node_ids
+    assert {DATASET, PAPER, "dataset/ucf101", "task/video-generation"} <= walk.node_ids
 
 
 def test_dataset_and_paper_are_drawn(walk: Walk) -> None:

@@ -102,14 +102,18 @@ def test_a_method_the_model_label_holds_strongly_is_a_model() -> None:
     assert decide(p, np.full(len(LABELS), 0.4)).label == "models"
 
 
-def test_linked_papers_carry_the_linker_version_so_reextract_upgrades_a_rules_store(
-    extractor: Extractor,
+def test_the_linker_is_the_default_and_each_choice_writes_its_own_version(
+    extractor: Extractor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kg.extract.extractor import LINKER_VERSION, VERSION
+    from kg.extract.extractor import RULES_VERSION, VERSION
 
     paper = Paper(id="t", abstract=UNSEEN)
-    assert extractor.extract_one(paper).extractor_version == LINKER_VERSION == VERSION + "+linker.3"
-    assert Extractor(with_linker=False).extract_one(paper).extractor_version == VERSION
+    monkeypatch.delenv("KG_LINKER", raising=False)
+    assert Extractor().with_linker and extractor.extract_one(paper).extractor_version == VERSION
+    monkeypatch.setenv("KG_LINKER", "0")
+    rules = Extractor()
+    assert not rules.with_linker and rules.extract_one(paper).extractor_version == RULES_VERSION
+    assert RULES_VERSION == VERSION + "+rules"
 
 
 def test_a_result_under_the_linker_names_its_measure_as_the_vocabulary_does(extractor: Extractor) -> None:
@@ -168,3 +172,22 @@ def test_a_benchmark_written_inside_a_longer_token_is_linked(extractor: Extracto
     ))
     datasets = {lk.entity.name for lk in ex.links if lk.entity.type == "Dataset"}
     assert {"ImageNet", "UCF101", "Kinetics-600"} <= datasets
+
+
+def test_a_benchmark_written_with_its_resolution_is_the_benchmark(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="inet",
+        abstract="We rigorously experiment with ImageNet256×256 , UCF101, and Kinetics600 to showcase the "
+        "efficacy of the proposed method for image/video generation.",
+    ))
+    assert [lk.entity.name for lk in ex.links if lk.evidence.mention.startswith("ImageNet")] == ["ImageNet"]
+
+
+def test_a_coordinated_phrase_the_rules_split_stays_two_entities(extractor: Extractor) -> None:
+    ex = extractor.extract_one(Paper(
+        id="gen",
+        abstract="We rigorously experiment with ImageNet256×256 , UCF101, and Kinetics600 to showcase the "
+        "efficacy of the proposed method for image/video generation and frame prediction.",
+    ))
+    tasks = {lk.entity.name for lk in ex.links if lk.evidence.mention == "image/video generation"}
+    assert tasks == {"image generation", "video generation"}

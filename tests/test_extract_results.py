@@ -31,6 +31,11 @@ def extractor() -> Extractor:
     return Extractor(with_recogniser=False)
 
 
+@pytest.fixture(scope="module")
+def rules() -> Extractor:
+    return Extractor(with_recogniser=False, with_linker=False)
+
+
 def results(extractor: Extractor, abstract: str, title: str = "ZetaNet: a test") -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = to_json(extractor.extract_one(Paper("t", abstract, title=title)))["results"]
     return out
@@ -160,7 +165,9 @@ def test_offsets_are_in_the_abstract(extractor: Extractor) -> None:
     assert r.evidence.sentence == "Experiments show 71.3% mean average precision on COCO."
 
 
-def test_dataset_named_where_datasets_go(extractor: Extractor) -> None:
+def test_dataset_named_where_datasets_go(rules: Extractor) -> None:
+    # on the rules' mentions: the trained linker reads this invented "ZetaNet" as a proposed dataset
+    extractor = rules
     rs = results(
         extractor,
         "On QuuxQA, ZetaNet increases the F1 score from 46.6% to 51.4%; on BlorpSent, it boosts "

@@ -138,7 +138,8 @@ def test_defenses_are_found_by_the_threat_they_defend_against(kg: paperkg.Graph)
 def test_the_cooccurrence_map_is_a_weighted_networkx_graph(kg: paperkg.Graph) -> None:
     g = kg.cooccurrence("ImageNet")
     assert g.graph["center"] == "dataset/imagenet"
-    assert g.edges["dataset/imagenet", "task/image-generation"]["weight"] == 2
+    assert g.edges["dataset/imagenet", "method/transformer"]["weight"] == 2
+    assert g.edges["dataset/imagenet", "task/image-generation"]["weight"] == 1
 
 
 def test_a_papers_neighbourhood_holds_its_linked_entities(kg: paperkg.Graph) -> None:

@@ -157,10 +157,15 @@ class Canonicaliser:
         groups = _Groups()
         for a in acr:
             groups.union(match_key(a.short), match_key(a.long))
+        names_at: dict[tuple[int, int], set[str]] = {}
         for m in ms:
-            groups.union(
-                match_key(m["name"]) or m["name"], match_key(text[m["start"] : m["end"]]) or m["name"]
-            )
+            names_at.setdefault((m["start"], m["end"]), set()).add(match_key(m["name"]) or m["name"])
+        for m in ms:
+            # a span named two ways is a coordinated phrase the rules split ("image/video generation"): its
+            # names stay apart, so neither joins the other through the words they share
+            split = len(names_at[(m["start"], m["end"])]) > 1
+            name = match_key(m["name"]) or m["name"]
+            groups.union(name, name if split else match_key(text[m["start"] : m["end"]]) or m["name"])
         by_group: dict[str, list[Mention]] = {}
         for m in ms:
             by_group.setdefault(groups.find(match_key(m["name"]) or m["name"]), []).append(m)

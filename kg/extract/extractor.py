@@ -21,9 +21,9 @@ from kg.extract.results import result_json, results_from_doc
 from kg.settings import DEFAULT_BASE_IRI
 from kg.types import EntityRef, EntityType, Evidence, Extraction, Link, Paper, Relation
 
-VERSION = "0.4.4"  # the rule components decide (the default)
+VERSION = "0.5.0"  # the default: the trained linker (kg/extract/models/linker.npz) decides the links
+RULES_VERSION = VERSION + "+rules"  # KG_LINKER=0: the rule components alone decide, as up to 0.4.4
 RESULTS_MODEL_SUFFIX = "+results"
-LINKER_VERSION = VERSION + "+linker.3"  # the trained linker decides (KG_LINKER=1); .3: its weights
 MAX_ABSTRACT = 100_000
 MAX_TITLE = 2_000
 # spaCy's tokenizer strips affixes one at a time, each search scanning the rest of the token: quadratic in a
@@ -59,11 +59,11 @@ class Extractor:
     ) -> None:
         self.base_iri = base_iri
         self.with_recogniser = with_recogniser
-        # The trained linker is opt-in: it wins the cross-validation but not the judged fresh sample (README).
-        # KG_LINKER=1 turns it on for every command (kg build, extract, eval, reextract); its links carry
-        # their own extractor version, so `KG_LINKER=1 kg reextract` upgrades a store the rules built.
-        self.with_linker = os.environ.get("KG_LINKER") == "1" if with_linker is None else with_linker
-        self.version = LINKER_VERSION if self.with_linker else VERSION
+        # The trained linker decides by default (cross-validated over all visible gold, README); KG_LINKER=0
+        # leaves it out for every command (kg build, extract, eval, reextract). Each choice writes its own
+        # extractor version, so `kg reextract` upgrades a store built with the other.
+        self.with_linker = os.environ.get("KG_LINKER", "1") != "0" if with_linker is None else with_linker
+        self.version = VERSION if self.with_linker else RULES_VERSION
         if results_model.mode() == "learned":
             self.version += RESULTS_MODEL_SUFFIX  # KG_RESULTS_MODEL=1: the learned re-scorer decides results
         self.nlp = build_nlp(base_iri, with_recogniser=with_recogniser, with_linker=self.with_linker)

@@ -53,6 +53,9 @@ CONTEXT = 6  # words either side that make an occurrence's context vector
 _OWN = frozenset(["we", "our", "us"])
 _NUMBER = re.compile(r"^\d")
 _TRAILING_DIGITS = re.compile(r"[\d.]+$")
+# TeX math is no part of a name ("ImageNet256$\times$256", "l_2$-regularization"): the name inside it, if
+# any, is a candidate of its own
+_TEX = re.compile(r"\$|\\[a-zA-Z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,12 +367,21 @@ def decide(probs: NDArray[np.float64], thresholds: NDArray[np.float64]) -> Decis
     return Decision(label, False, float(p[best]))
 
 
-def _carried(doc_mentions: Sequence[Mention], span: tuple[int, int], type_: str) -> Mention | None:
+def _carried(
+    doc_mentions: Sequence[Mention], span: tuple[int, int], type_: str, text: str = ""
+) -> Mention | None:
     """The rule mention at this very span with this type, whose name, kind and vocabulary links a linked
-    mention keeps."""
+    mention keeps; else a vocabulary mention of this type inside the span when the rest of the span holds no
+    letter (the size or resolution of "ImageNet256×256" is no part of ImageNet's name)."""
     for m in doc_mentions:
         if (m["start"], m["end"]) == span and m["type"] == type_:
             return m
+    for m in doc_mentions:
+        s, e = int(m["start"]), int(m["end"])
+        if m["type"] == type_ and m["rule"].startswith("vocab") and span[0] <= s and e <= span[1]:
+            rest = text[span[0] : s] + text[e : span[1]]
+            if text and not any(c.isalpha() for c in rest):
+                return m
     return None
 
 
@@ -406,8 +418,8 @@ def mentions_for(
     rule_mentions: list[Mention] = list(doc._.kg_mentions or [])
     out: list[Mention] = [m for m in rule_mentions if m["type"] in rule_types]
     deferred: set[tuple[int, int]] = set()
+    text = doc_text(doc)
     if ambiguous is not None:
-        text = doc_text(doc)
         shorts = {a.short for a in doc._.kg_acronyms or []}
         defined = shorts | {s + "s" for s in shorts}
         for m in rule_mentions:
@@ -417,7 +429,7 @@ def mentions_for(
                 deferred.add((m["start"], m["end"]))
                 out.append(m)
     for cand, dec in zip(cands, decisions, strict=True):
-        if dec.label is None and not dec.proposed:
+        if (dec.label is None and not dec.proposed) or _TEX.search(cand.surface):
             continue
         if dec.proposed:
             type_ = "Dataset" if dec.label == "datasets" else "Method"
@@ -429,13 +441,19 @@ def mentions_for(
             continue
         spans = every_occurrence(doc, cand) if all_occurrences else cand.occurrences
         as_method = "Method" if type_ == "Model" else type_
-        bases = {o: _carried(rule_mentions, o, type_) or _carried(rule_mentions, o, as_method) for o in spans}
+        bases = {o: _carried(rule_mentions, o, type_, text) or _carried(rule_mentions, o, as_method, text)
+                 for o in spans}
         # what a rule said of the phrase at one place (its vocabulary name, its kind) holds where it recurs
         fallback = next((b for b in bases.values() if b is not None), None)
         for s, e in spans:
             if (s, e) in deferred:
                 continue
-            base = bases[(s, e)] or fallback
+            own = bases[(s, e)]
+            # a coordinated phrase the rules split ("image/video generation": two tasks) keeps every part
+            split = [m for m in rule_mentions if (m["start"], m["end"]) == (s, e) and m["type"] == type_]
+            for part in split[1:] if own is not None and len(split) > 1 else ():
+                out.append(_linked(part, s, e, type_, relation, dec.confidence))
+            base = own or fallback
             kind = base["kind"] if base else (kind_of(cand.surface, type_) if kind_of else None)
             source = _tier_of(base["rule"]) if base else None
             m = mention(
@@ -454,6 +472,25 @@ def mentions_for(
                 m["variant_of"], m["broader"], m["alias"] = base["variant_of"], base["broader"], base["alias"]
             out.append(m)
     return out
+
+
+def _linked(
+    base: Mention, s: int, e: int, type_: str, relation: str | None, confidence: float
+) -> Mention:
+    """A linked mention named, typed and placed as the rule mention `base` at this span says."""
+    source = _tier_of(base["rule"])
+    m = mention(
+        s,
+        e,
+        type_,
+        base["name"],
+        kind=base["kind"],
+        relation=relation or (base["relation"] if base["type"] == type_ else None),
+        confidence=round(confidence, 3),
+        rule=f"{RULE}/{source}" if source else RULE,
+    )
+    m["variant_of"], m["broader"], m["alias"] = base["variant_of"], base["broader"], base["alias"]
+    return m
 
 
 def _tier_of(rule: str) -> str | None:
