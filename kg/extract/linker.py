@@ -104,7 +104,6 @@ class _Index:
         self.starts = {s: i for i, s in enumerate(tk.idx)}
         self.ends = {s + len(t): i for i, (s, t) in enumerate(zip(tk.idx, tk.text, strict=True))}
         self.last_sent = tk.sent[-1] if tk.sent else 0
-        self.n = len(tk.idx)
         self.own: set[int] = set()
         for i, low in enumerate(tk.lower):
             if low in _OWN:
@@ -454,23 +453,14 @@ def mentions_for(
             for part in split[1:] if own is not None and len(split) > 1 else ():
                 out.append(_linked(part, s, e, type_, relation, dec.confidence))
             base = own or fallback
-            kind = base["kind"] if base else (kind_of(cand.surface, type_) if kind_of else None)
-            source = _tier_of(base["rule"]) if base else None
-            m = mention(
-                s,
-                e,
-                type_,
-                base["name"] if base else doc_text(doc)[s:e],
-                kind=kind,
-                relation=relation
-                if relation
-                else (base["relation"] if base and base["type"] == type_ else None),
-                confidence=round(dec.confidence, 3),
-                rule=f"{RULE}/{source}" if source else RULE,
-            )
             if base is not None:
-                m["variant_of"], m["broader"], m["alias"] = base["variant_of"], base["broader"], base["alias"]
-            out.append(m)
+                out.append(_linked(base, s, e, type_, relation, dec.confidence))
+                continue
+            kind = kind_of(cand.surface, type_) if kind_of else None
+            out.append(
+                mention(s, e, type_, text[s:e], kind=kind, relation=relation,
+                        confidence=round(dec.confidence, 3), rule=RULE)
+            )
     return out
 
 
