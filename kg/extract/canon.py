@@ -113,6 +113,11 @@ class _Groups:
             self.parent[rb] = ra
 
 
+def _curated(m: Mention) -> bool:
+    """A mention of a curated vocabulary entry, found by its matcher or linked by the model as one."""
+    return bool(m["rule"].startswith("vocab") or m["rule"].endswith("/curated"))
+
+
 def _rank(m: Mention, pair: Acronym | None) -> tuple[int, int, int, float, int]:
     """A mention named by a name (not '"Video Object Segmentation') first, proposals next; then what the
     vocabulary or an acronym's long form says the thing is ("indirect prompt injection (IPI)" is a threat,
@@ -161,11 +166,14 @@ class Canonicaliser:
         for m in ms:
             names_at.setdefault((m["start"], m["end"]), set()).add(match_key(m["name"]) or m["name"])
         for m in ms:
-            # a span named two ways is a coordinated phrase the rules split ("image/video generation"): its
-            # names stay apart, so neither joins the other through the words they share
-            split = len(names_at[(m["start"], m["end"])]) > 1
+            # a span named two ways, neither as written, is a coordinated phrase the rules split ("image/video
+            # generation"): its names stay apart, so neither joins the other through the words they share
+            # ("ImageNet32x32" named ImageNet32x32 and ImageNet is one thing)
+            surface = match_key(text[m["start"] : m["end"]]) or m["name"]
+            names = names_at[(m["start"], m["end"])]
+            split = len(names) > 1 and surface not in names
             name = match_key(m["name"]) or m["name"]
-            groups.union(name, name if split else match_key(text[m["start"] : m["end"]]) or m["name"])
+            groups.union(name, name if split else surface)
         by_group: dict[str, list[Mention]] = {}
         for m in ms:
             by_group.setdefault(groups.find(match_key(m["name"]) or m["name"]), []).append(m)
@@ -180,7 +188,7 @@ class Canonicaliser:
                 kinds = (m["kind"] for m in group if m["type"] == best["type"] and m["kind"])
                 ent["kind"] = next(kinds, None)
             vocab = next(
-                (m for m in group if m["rule"].startswith("vocab") and m["type"] == best["type"]), None
+                (m for m in group if _curated(m) and m["type"] == best["type"]), None
             )
             if best["relation"] not in PROPOSE and vocab is not None:
                 ent.update(name=vocab["name"], kind=vocab["kind"], broader=vocab["broader"])
