@@ -21,7 +21,7 @@ Reads the first N records (default 100) of each of ECCV 2022, NAACL 2024, COLM 2
     ("Adaptive Semantic Segmentation" where the paper only ever writes "Domain Adaptive Semantic
     Segmentation"); listed.
 
-`--decode all_occurrences=1,acronym_senses=1` sets the trained linker's decoding choices for this run (the
+`--decode all_occurrences=0` sets the trained linker's decoding choices for this run (the
 default extractor's own otherwise). `--sample OUT` writes 100 random (entity, alias) pairs and 100 random
 (paper, entity) links as JSON Lines for judging by reading each against its abstract (the issue's (d);
 nothing here judges them).

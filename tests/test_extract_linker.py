@@ -8,7 +8,7 @@ import pytest
 
 from kg.extract import Extractor, to_json
 from kg.extract.linker import FEATURES_VERSION, LABELS, MODEL_FILE, RULE, LinkerModel, decide
-from kg.types import Paper
+from kg.types import Extraction, Paper
 
 
 @pytest.fixture(scope="module")
@@ -164,30 +164,29 @@ def test_a_proposal_named_by_its_long_form_keeps_the_kind_its_acronym_was_given(
     assert own.entity.kind == "Defense"
 
 
+# One sentence of a real abstract (ICML 2025), written with TeX or as the readers give it (×).
+EXPERIMENTS = (
+    "We rigorously experiment with ImageNet256{times}256 , UCF101, and Kinetics600 to showcase the efficacy "
+    "of the proposed method for image/video generation and frame prediction."
+)
+
+
+def extracted(extractor: Extractor, abstract: str) -> Extraction:
+    return extractor.extract_one(Paper(id="t", abstract=abstract))
+
+
 def test_a_benchmark_written_inside_a_longer_token_is_linked(extractor: Extractor) -> None:
-    ex = extractor.extract_one(Paper(
-        id="inet",
-        abstract="We rigorously experiment with ImageNet256$\\times$256 , UCF101, and Kinetics600 to "
-        "showcase the efficacy of the proposed method for image/video generation.",
-    ))
+    ex = extracted(extractor, EXPERIMENTS.format(times="$\\times$"))
     datasets = {lk.entity.name for lk in ex.links if lk.entity.type == "Dataset"}
     assert {"ImageNet", "UCF101", "Kinetics-600"} <= datasets
 
 
 def test_a_benchmark_written_with_its_resolution_is_the_benchmark(extractor: Extractor) -> None:
-    ex = extractor.extract_one(Paper(
-        id="inet",
-        abstract="We rigorously experiment with ImageNet256×256 , UCF101, and Kinetics600 to showcase the "
-        "efficacy of the proposed method for image/video generation.",
-    ))
+    ex = extracted(extractor, EXPERIMENTS.format(times="×"))
     assert [lk.entity.name for lk in ex.links if lk.evidence.mention.startswith("ImageNet")] == ["ImageNet"]
 
 
 def test_a_coordinated_phrase_the_rules_split_stays_two_entities(extractor: Extractor) -> None:
-    ex = extractor.extract_one(Paper(
-        id="gen",
-        abstract="We rigorously experiment with ImageNet256×256 , UCF101, and Kinetics600 to showcase the "
-        "efficacy of the proposed method for image/video generation and frame prediction.",
-    ))
+    ex = extracted(extractor, EXPERIMENTS.format(times="×"))
     tasks = {lk.entity.name for lk in ex.links if lk.evidence.mention == "image/video generation"}
     assert tasks == {"image generation", "video generation"}

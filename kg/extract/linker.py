@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,6 @@ from kg.extract.candidates import Tokens, doc_runs, sub_spans, tokens
 from kg.extract.common import Mention, doc_text, mention
 from kg.extract.lexicon import Lexicon, load_lexicon
 from kg.extract.recogniser import word_shape
-from kg.extract.senses import SenseTable, acronym_shaped, load_senses
 from kg.extract.terms import TierTerm, load_tier
 from kg.names import match_key
 
@@ -323,12 +322,6 @@ class LinkerModel:
         return self.info.get("all_occurrences") == "1"
 
     @property
-    def acronym_senses(self) -> bool:
-        """Whether a bare acronym with several senses, not defined in the paper, is left to the rules and the
-        canonicaliser's choice of sense from context (a decoding choice, in `info`)."""
-        return self.info.get("acronym_senses") == "1"
-
-    @property
     def rule_types(self) -> frozenset[str]:
         """Entity types the rules link instead of the network (chosen by cross-validation, in `info`)."""
         return frozenset(t for t in self.info.get("rule_types", "").split(",") if t)
@@ -366,37 +359,47 @@ def decide(probs: NDArray[np.float64], thresholds: NDArray[np.float64]) -> Decis
     return Decision(label, False, float(p[best]))
 
 
-def _carried(
-    doc_mentions: Sequence[Mention], span: tuple[int, int], type_: str, text: str = ""
-) -> Mention | None:
-    """The rule mention at this very span with this type, whose name, kind and vocabulary links a linked
-    mention keeps; else a vocabulary mention of this type inside the span when the rest of the span holds no
-    letter (the size or resolution of "ImageNet256×256" is no part of ImageNet's name)."""
-    for m in doc_mentions:
-        if (m["start"], m["end"]) == span and m["type"] == type_:
-            return m
-    for m in doc_mentions:
-        s, e = int(m["start"]), int(m["end"])
-        if m["type"] == type_ and m["rule"].startswith("vocab") and span[0] <= s and e <= span[1]:
-            rest = text[span[0] : s] + text[e : span[1]]
-            if text and not any(c.isalpha() for c in rest):
-                return m
-    return None
+class _RuleMentions:
+    """The rule components' mentions of a doc by span, and the doc's token boundaries, read once."""
 
+    def __init__(self, doc: Doc, mentions: Sequence[Mention]) -> None:
+        self.text = doc_text(doc)
+        tk = tokens(doc)
+        self.starts = set(tk.idx)
+        self.ends = {s + len(t) for s, t in zip(tk.idx, tk.text, strict=True)}
+        self.vocab = [m for m in mentions if m["rule"].startswith("vocab")]
+        self.at_span: dict[tuple[int, int], list[Mention]] = {}
+        for m in mentions:
+            self.at_span.setdefault((int(m["start"]), int(m["end"])), []).append(m)
 
-def every_occurrence(doc: Doc, cand: Candidate) -> tuple[tuple[int, int], ...]:
-    """A linked phrase's occurrences and every other place the text writes it (whole tokens, same match
-    key), so that a piece of it elsewhere ("Adaptive Semantic Segmentation" inside the title's "Domain
-    Adaptive Semantic Segmentation") is seen to be nested in it, however the candidates were cut."""
-    text = doc_text(doc)
-    tk = tokens(doc)
-    starts = set(tk.idx)
-    ends = {s + len(t) for s, t in zip(tk.idx, tk.text, strict=True)}
-    found = set(cand.occurrences)
-    for m in re.finditer(re.escape(cand.surface), text, re.I):
-        if m.start() in starts and m.end() in ends and match_key(m.group()) == cand.key:
-            found.add((m.start(), m.end()))
-    return tuple(sorted(found))
+    def at(self, span: tuple[int, int], type_: str) -> list[Mention]:
+        """The rule mentions at this very span with this type (two: a coordination the rules split)."""
+        return [m for m in self.at_span.get(span, ()) if m["type"] == type_]
+
+    def carried(self, span: tuple[int, int], type_: str) -> Mention | None:
+        """The rule mention at this very span with this type, whose name, kind and vocabulary links a linked
+        mention keeps; else a vocabulary mention of this type inside the span when the rest of the span
+        holds no letter (the size or resolution of "ImageNet256×256" is no part of ImageNet's name)."""
+        exact = self.at(span, type_)
+        if exact:
+            return exact[0]
+        for m in self.vocab:
+            s, e = int(m["start"]), int(m["end"])
+            if m["type"] == type_ and span[0] <= s and e <= span[1]:
+                rest = self.text[span[0] : s] + self.text[e : span[1]]
+                if not any(c.isalpha() for c in rest):
+                    return m
+        return None
+
+    def every_occurrence(self, cand: Candidate) -> tuple[tuple[int, int], ...]:
+        """A linked phrase's occurrences and every other place the text writes it (whole tokens, same match
+        key), so that a piece of it elsewhere ("Adaptive Semantic Segmentation" inside the title's "Domain
+        Adaptive Semantic Segmentation") is seen to be nested in it, however the candidates were cut."""
+        found = set(cand.occurrences)
+        for m in re.finditer(re.escape(cand.surface), self.text, re.I):
+            if m.start() in self.starts and m.end() in self.ends and match_key(m.group()) == cand.key:
+                found.add((m.start(), m.end()))
+        return tuple(sorted(found))
 
 
 def mentions_for(
@@ -407,26 +410,13 @@ def mentions_for(
     rule_types: frozenset[str] = frozenset(),
     *,
     all_occurrences: bool = False,
-    ambiguous: Callable[[str], bool] | None = None,
 ) -> list[Mention]:
     """The mentions the linker keeps: every occurrence of every candidate it links (`all_occurrences`: and
     every other place the text writes it); for `rule_types` (types where cross-validation found the rules
-    better than the model) the rule components' mentions instead. With `ambiguous` (an acronym has several
-    senses), a bare acronym the paper does not define keeps the rules' mentions: its type is its sense,
-    which the canonicaliser chooses from the paper's words ("ASR" in a jailbreak paper)."""
+    better than the model) the rule components' mentions instead."""
     rule_mentions: list[Mention] = list(doc._.kg_mentions or [])
+    rules = _RuleMentions(doc, rule_mentions)
     out: list[Mention] = [m for m in rule_mentions if m["type"] in rule_types]
-    deferred: set[tuple[int, int]] = set()
-    text = doc_text(doc)
-    if ambiguous is not None:
-        shorts = {a.short for a in doc._.kg_acronyms or []}
-        defined = shorts | {s + "s" for s in shorts}
-        for m in rule_mentions:
-            short = text[m["start"] : m["end"]].strip()
-            bare = acronym_shaped(short) and short not in defined
-            if bare and m["type"] not in rule_types and ambiguous(short):
-                deferred.add((m["start"], m["end"]))
-                out.append(m)
     for cand, dec in zip(cands, decisions, strict=True):
         if (dec.label is None and not dec.proposed) or _TEX.search(cand.surface):
             continue
@@ -438,27 +428,22 @@ def mentions_for(
             relation = None
         if type_ in rule_types:
             continue
-        spans = every_occurrence(doc, cand) if all_occurrences else cand.occurrences
+        spans = rules.every_occurrence(cand) if all_occurrences else cand.occurrences
         as_method = "Method" if type_ == "Model" else type_
-        bases = {o: _carried(rule_mentions, o, type_, text) or _carried(rule_mentions, o, as_method, text)
-                 for o in spans}
+        bases = {o: rules.carried(o, type_) or rules.carried(o, as_method) for o in spans}
         # what a rule said of the phrase at one place (its vocabulary name, its kind) holds where it recurs
         fallback = next((b for b in bases.values() if b is not None), None)
         for s, e in spans:
-            if (s, e) in deferred:
-                continue
-            own = bases[(s, e)]
             # a coordinated phrase the rules split ("image/video generation": two tasks) keeps every part
-            split = [m for m in rule_mentions if (m["start"], m["end"]) == (s, e) and m["type"] == type_]
-            for part in split[1:] if own is not None and len(split) > 1 else ():
+            for part in rules.at((s, e), type_)[1:]:
                 out.append(_linked(part, s, e, type_, relation, dec.confidence))
-            base = own or fallback
+            base = bases[(s, e)] or fallback
             if base is not None:
                 out.append(_linked(base, s, e, type_, relation, dec.confidence))
                 continue
             kind = kind_of(cand.surface, type_) if kind_of else None
             out.append(
-                mention(s, e, type_, text[s:e], kind=kind, relation=relation,
+                mention(s, e, type_, rules.text[s:e], kind=kind, relation=relation,
                         confidence=round(dec.confidence, 3), rule=RULE)
             )
     return out
@@ -508,15 +493,8 @@ class Linker:
         vectors: WordVectors,
         lexicon: Lexicon,
         tier: dict[str, TierTerm],
-        senses: SenseTable | None = None,
     ) -> None:
         self.model, self.vectors, self.lexicon, self.tier = model, vectors, lexicon, tier
-        self.senses = senses
-
-    def _ambiguous(self, short: str) -> bool:
-        if self.senses is None:
-            self.senses = load_senses()
-        return self.senses.ambiguous(short)
 
     def probabilities(self, doc: Doc) -> tuple[list[Candidate], NDArray[np.float64]]:
         """The doc's candidates and their calibrated probabilities (candidates × LABELS)."""
@@ -541,7 +519,6 @@ class Linker:
             kind_of,
             self.model.rule_types,
             all_occurrences=self.model.all_occurrences,
-            ambiguous=self._ambiguous if self.model.acronym_senses else None,
         )
         return doc
 

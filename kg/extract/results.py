@@ -14,6 +14,7 @@ score such as "FID of 1.58"); kind "absolute", "delta" (an improvement or reduct
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -21,7 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extract import results_model
-from kg.extract.common import doc_text, sentences
+from kg.extract.common import Mention, doc_text, sentences
 from kg.extract.fields import SEPARATOR
 from kg.extract.measures import EXTRA_METRICS
 from kg.names import match_key
@@ -309,52 +310,47 @@ class _Entities:
             if e.get("relation") == "proposes":
                 self.proposals.append((int(e["start"]), eref))
         self.spans: dict[str, list[_Span]] = {t: [] for t in ("Metric", "Dataset", "Method", "Model")}
-        seen: set[tuple[int, int, str]] = set()
-        for m in doc._.kg_mentions or []:
-            t = m["type"]
-            if t not in self.spans or (m["start"], m["end"], t) in seen:
-                continue
-            ref: EntityRef | None = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get(
-                (t, match_key(text[m["start"] : m["end"]]))
-            )
-            if t == "Metric" and any(
-                (o, match_key(text[m["start"] : m["end"]])) in self.by_key for o in ("Method", "Model")
-            ):
-                continue  # "outperforming MAE by 0.8%": the masked autoencoder, not the mean absolute error
-            if ref is None and t == "Metric" and m["rule"].startswith("vocab"):
-                ref = EntityRef("Metric", m["name"], m.get("kind"))
-            if ref is not None:
-                seen.add((m["start"], m["end"], t))
-                self.spans[t].append(_Span(m["start"], m["end"], ref))
-        self._add_vocabulary_measures(doc)
+        self._seen: set[tuple[int, int, str]] = set()
+        linked, rules = doc._.kg_mentions or [], doc._.kg_rule_mentions
+        if rules is None:
+            self._read(linked, text, self.spans.keys(), from_rules=False)
+        else:
+            # Under the trained linker, metrics and datasets are read from the rules' mentions (kept by the
+            # linker) and methods from both: a result needs its measure and benchmark named as the rules
+            # name them ("top-1 accuracy", not the "accuracy" inside it; no device as a dataset), while the
+            # linker names more of the variants a result belongs to (bench/results/results_cv.json).
+            self._read(linked, text, ("Method", "Model"), from_rules=False)
+            self._read(rules, text, self.spans.keys(), from_rules=True)
+            self.proposals.sort(key=lambda p: p[0])
         for spans in self.spans.values():
             spans.sort(key=lambda s: (s.start, -s.end))
 
-    def _add_vocabulary_measures(self, doc: Doc) -> None:
-        """Under the trained linker, metrics and datasets are read from the rules' mentions (kept by the
-        linker) and methods from both: a result needs its measure and benchmark named as the rules name
-        them ("top-1 accuracy", not the "accuracy" inside it; no device as a dataset), while the linker
-        names more of the variants a result belongs to (bench/results/results_cv.json)."""
-        rule_mentions = doc._.kg_rule_mentions
-        if rule_mentions is None:
-            return
-        text = doc_text(doc)
-        self.spans["Metric"], self.spans["Dataset"] = [], []
-        for m in rule_mentions:
-            t = m["type"]
-            if t not in self.spans:
+    def _read(
+        self, mentions: Iterable[Mention], text: str, types: Iterable[str], *, from_rules: bool
+    ) -> None:
+        """The spans of these mentions of `types`, each named by its canonical entity; a mention of the
+        rules' the linker left out is named by itself when it is a vocabulary entry, a variant or a
+        baseline."""
+        wanted = set(types)
+        for m in mentions:
+            t, s, e = m["type"], int(m["start"]), int(m["end"])
+            if t not in wanted or (s, e, t) in self._seen:
                 continue
-            s, e = int(m["start"]), int(m["end"])
-            if any(x.start == s and x.end == e for x in self.spans[t]):
+            written = match_key(text[s:e])
+            ref = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get((t, written))
+            as_method = any((o, written) in self.by_key for o in ("Method", "Model"))
+            if not from_rules and t == "Metric" and as_method:
+                continue  # "outperforming MAE by 0.8%": the masked autoencoder, not the mean absolute error
+            vocab = m["rule"].startswith("vocab")
+            by_itself = (vocab or t in ("Method", "Model")) if from_rules else (vocab and t == "Metric")
+            if ref is None and by_itself:
+                ref = EntityRef(cast(EntityType, t), m["name"], m.get("kind"))
+            if ref is None:
                 continue
-            ref = self.by_key.get((t, match_key(m["name"]))) or self.by_key.get((t, match_key(text[s:e])))
-            if ref is None and (m["rule"].startswith("vocab") or t in ("Method", "Model")):
-                ref = EntityRef(t, m["name"], m.get("kind"))  # a variant or baseline the linker left out
-            if ref is not None:
-                self.spans[t].append(_Span(s, e, ref))
-                if m["rule"] == "propose-variant" and all(ref != r for _, r in self.proposals):
-                    self.proposals.append((s, ref))  # "UniNet-B5", a variant of the paper's proposal
-        self.proposals.sort(key=lambda p: p[0])
+            self._seen.add((s, e, t))
+            self.spans[t].append(_Span(s, e, ref))
+            if from_rules and m["rule"] == "propose-variant" and all(ref != r for _, r in self.proposals):
+                self.proposals.append((s, ref))  # "UniNet-B5", a variant of the paper's proposal
 
     def within(self, type_: str, start: int, end: int) -> list[_Span]:
         return [s for s in self.spans[type_] if start <= s.start and s.end <= end]

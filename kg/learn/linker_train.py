@@ -86,16 +86,12 @@ class TrainConfig:
     # decoding: a linked phrase is linked wherever the text writes it, not only where a candidate was cut
     # (CV +0.000 +- 0.001; fragments on 400 unseen corpus abstracts 4 -> 1, bench/entities_quality.py (e))
     all_occurrences: bool = True
-    # decoding: a bare acronym with several senses that the paper does not define keeps the rules' mentions,
-    # whose sense the canonicaliser chooses from the paper's words (CV -0.001 +- 0.001: off)
-    acronym_senses: bool = False
 
     def model_info(self) -> dict[str, str]:
         """The choices the shipped model applies at run time (kept in its `info`)."""
         return {
             "rule_types": ",".join(self.rule_types),
             "all_occurrences": "1" if self.all_occurrences else "0",
-            "acronym_senses": "1" if self.acronym_senses else "0",
         }
 
 
@@ -414,10 +410,15 @@ class CVReport:
     name: str
     folds: list[FoldScore]
     seconds: float
-    oof_raw: NDArray[np.float64] | None = field(default=None, repr=False)  # candidates of `order`, stacked
     oof_preds: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     order: list[Prepared] = field(default_factory=list, repr=False)
+    # each fold's network and its raw probabilities on the fold's own candidates (out of fold)
     trained: dict[int, tuple[Weights, NDArray[np.float64]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def oof_raw(self) -> NDArray[np.float64] | None:
+        """The out-of-fold raw probabilities of the candidates of `order`, stacked."""
+        return np.concatenate([raw for _, raw in self.trained.values()]) if self.trained else None
 
     def summary(self) -> dict[str, dict[str, tuple[float, float]]]:
         out: dict[str, dict[str, tuple[float, float]]] = {}
@@ -560,10 +561,9 @@ def cross_validate(
         preds = run_tail(part, model, extractor, res, raw_of[k])
         all_preds.update(preds)
         folds.append(FoldScore(k, [round(float(x), 2) for x in th], score(_gold(part), preds).rows))
-    oof = np.concatenate([raw_of[k] for k in parts])
     ordered = [p for k in parts for p in parts[k]]
     trained = {k: (weights_of[k], raw_of[k]) for k in parts}
-    return CVReport(name, folds, time.perf_counter() - t0, oof, all_preds, ordered, trained)
+    return CVReport(name, folds, time.perf_counter() - t0, all_preds, ordered, trained)
 
 
 def calibration_bands(
@@ -627,13 +627,14 @@ def train_shipped(
 ) -> dict[str, str]:
     """Train on every gold abstract; calibrate and choose thresholds on the CV's out-of-fold predictions."""
     order = cv.order
-    assert cv.oof_raw is not None
-    cal = fit_calibration(cv.oof_raw, stacked_labels(order))
+    oof = cv.oof_raw
+    assert oof is not None
+    cal = fit_calibration(oof, stacked_labels(order))
     weights = fit(items, config)
     thresholds = _choose(
         weights.model(cal, info=config.model_info()),
         order,
-        cv.oof_raw,
+        oof,
         extractor,
         res,
         config.per_label_thresholds,
